@@ -842,11 +842,22 @@ void PatchQpEx(QpState* q, ibv_qp_ex* x) {
 
 // ------------------------------------------------------------ registration
 
+// Caller holds e.mu.
+void EnsureCalibratedLocked() {
+  Engine& e = E();
+  if (e.calibrated) return;
+  e.cal = emulate::ProcessTscCalibration();
+  e.delay = emulate::DelayModel(e.cal.NsToTicks(e.config.latency_ns),
+                                e.cal.spin_fixed_cost_ticks);
+  e.calibrated = true;
+}
+
 ContextState* RegisterContext(ibv_context* ctx) {
   Engine& e = E();
   if (ctx == nullptr || !e.patching) return nullptr;
   std::lock_guard<std::mutex> lock(e.mu);
   if (ContextState* existing = e.contexts.Find(ctx)) return existing;
+  EnsureCalibratedLocked();
   const char* name = ctx->device != nullptr ? ctx->device->name : "";
   if (!e.config.EmulatesDevice(name)) return nullptr;
   auto c = std::make_unique<ContextState>();
@@ -1061,8 +1072,8 @@ void ConfigureWithCalibration(const emulate::Config& config,
 }
 
 void Configure(const emulate::Config& config, const std::string& error) {
+  Engine& e = E();
   if (!error.empty()) {
-    Engine& e = E();
     std::lock_guard<std::mutex> lock(e.mu);
     e.config = emulate::Config{};
     e.config_error = error;
@@ -1071,12 +1082,11 @@ void Configure(const emulate::Config& config, const std::string& error) {
     Warn(error + "; running without emulation");
     return;
   }
-  emulate::TscCalibration cal;
-  if (config.emulating() || !config.report.empty()) {
-    cal = emulate::ProcessTscCalibration();
-  }
-  ConfigureWithCalibration(config, cal);
-  E().calibrated = config.emulating() || !config.report.empty();
+  // The TSC is calibrated when the first device is opened, so processes that
+  // never touch a device (shells, launchers) pay nothing.
+  ConfigureWithCalibration(config, emulate::TscCalibration{});
+  std::lock_guard<std::mutex> lock(e.mu);
+  e.calibrated = false;
 }
 
 void ConfigureFromEnvironment() {
@@ -1194,10 +1204,7 @@ int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
 std::string ReportText() {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
-  if (!e.calibrated) {
-    e.cal = emulate::ProcessTscCalibration();
-    e.calibrated = true;
-  }
+  EnsureCalibratedLocked();
   const emulate::TscCalibration& cal = e.cal;
   std::vector<QpRecord> all = e.retired;
   for (auto& [key, q] : e.qp_owner) all.push_back(RecordOf(*q));
@@ -1287,6 +1294,11 @@ void WriteReport() {
   Engine& e = E();
   const std::string dest = e.config.report;
   if (dest.empty()) return;
+  {
+    // Processes that never opened a device (shells, launchers) stay quiet.
+    std::lock_guard<std::mutex> lock(e.mu);
+    if (e.devices_seen.empty()) return;
+  }
   const std::string text = ReportText();
   if (dest == "stderr") {
     ssize_t ignored = write(2, text.data(), text.size());
