@@ -28,17 +28,33 @@ double MeasureTicksPerNs(uint64_t window_ns) {
   return static_cast<double>(t1 - t0) / static_cast<double>(ns1 - ns0);
 }
 
-uint64_t MeasureSpinFixedCost(const TscCalibration& cal) {
+// The device's first instruction, as far as the delay is concerned.
+__attribute__((noinline)) uint64_t StampNow() { return ReadTsc(); }
+
+// Shape of an emulated post: the caller stamps, calls in, the callee stamps
+// its own start, spins to start + target, then calls the next layer, which
+// stamps. Whatever this path costs beyond `target` is the fixed cost.
+using StampFn = uint64_t (*)();
+
+__attribute__((noinline)) uint64_t SpinThenCall(uint64_t target, StampFn next) {
   TscClock clock;
+  const uint64_t start = ReadTsc();
+  SpinUntil(clock, start + target);
+  return next();
+}
+
+uint64_t MeasureSpinFixedCost(const TscCalibration& cal) {
   const uint64_t target = cal.NsToTicks(1000);
+  // Opaque to the optimizer, so both calls stay real indirect calls.
+  StampFn next = StampNow;
+  uint64_t (*spin)(uint64_t, StampFn) = SpinThenCall;
+  asm volatile("" : "+r"(next), "+r"(spin));
   std::vector<uint64_t> overshoot;
   overshoot.reserve(2001);
   for (int i = 0; i < 2001; ++i) {
-    const uint64_t start = ReadTsc();
-    const uint64_t end = SpinUntil(clock, start + target);
-    const uint64_t after = ReadTsc();
-    (void)end;
-    overshoot.push_back(after - start - target);
+    const uint64_t before = ReadTsc();
+    const uint64_t after = spin(target, next);
+    overshoot.push_back(after > before + target ? after - before - target : 0);
   }
   std::nth_element(overshoot.begin(), overshoot.begin() + 1000,
                    overshoot.end());

@@ -1,6 +1,7 @@
 #include "shim/internal/engine.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +255,7 @@ struct Engine {
   std::unordered_map<const void*, std::unique_ptr<ContextState>> ctx_owner;
   std::unordered_map<const void*, std::unique_ptr<QpState>> qp_owner;
   std::vector<QpRecord> retired;
+  std::vector<std::unique_ptr<QpState>> graveyard;
   std::vector<std::string> devices_seen;
   // Configuration: written before the first context, then read-only.
   emulate::Config config;
@@ -269,12 +271,106 @@ struct Engine {
   std::atomic<bool> warned_rate{false}, warned_pad{false};
 };
 
-Engine& E() {
+__attribute__((always_inline)) inline Engine& E() {
   static NoDestructor<Engine> engine;
   return *engine.get();
 }
 
 __attribute__((tls_model("initial-exec"))) thread_local uint32_t tl_polls = 0;
+
+// Per-thread accumulation of the per-QP counters, so that the data path does
+// no locked read-modify-write: the owning thread adds with plain relaxed
+// stores and folds the totals into the QP when it switches to another QP.
+// Readers (the report) add the cached part of a QP to its folded part.
+struct ThreadCache {
+  std::atomic<QpState*> qp{nullptr};
+  std::atomic<uint64_t> posts{0}, wrs{0}, bytes{0}, delay_ticks{0};
+  std::atomic<bool> in_use{true};
+  uint32_t sample_tick = 0;     // owner only
+  ibv_qp_ex* wr_qpx = nullptr;  // owner only: QP of the open wr_* batch
+  QpState* wr_q = nullptr;
+};
+
+struct CacheRegistry {
+  std::mutex mu;
+  std::vector<std::unique_ptr<ThreadCache>> caches;
+  pthread_key_t key;
+  bool key_ok = false;
+};
+
+CacheRegistry& Caches() {
+  static NoDestructor<CacheRegistry> registry;
+  return *registry.get();
+}
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadCache* tl_cache =
+    nullptr;
+
+inline void Bump(std::atomic<uint64_t>& a, uint64_t x) {
+  a.store(a.load(std::memory_order_relaxed) + x, std::memory_order_relaxed);
+}
+
+void FlushCache(ThreadCache* c) {
+  QpState* old = c->qp.load(std::memory_order_relaxed);
+  if (old != nullptr) {
+    old->stats.posts.Add(c->posts.load(std::memory_order_relaxed));
+    old->stats.wrs.Add(c->wrs.load(std::memory_order_relaxed));
+    old->stats.bytes.Add(c->bytes.load(std::memory_order_relaxed));
+    old->stats.delay_ticks.Add(c->delay_ticks.load(std::memory_order_relaxed));
+  }
+  c->posts.store(0, std::memory_order_relaxed);
+  c->wrs.store(0, std::memory_order_relaxed);
+  c->bytes.store(0, std::memory_order_relaxed);
+  c->delay_ticks.store(0, std::memory_order_relaxed);
+}
+
+void ReleaseCache(void* p) {
+  auto* c = static_cast<ThreadCache*>(p);
+  FlushCache(c);
+  c->qp.store(nullptr, std::memory_order_relaxed);
+  c->wr_qpx = nullptr;
+  c->wr_q = nullptr;
+  tl_cache = nullptr;
+  c->in_use.store(false, std::memory_order_release);
+}
+
+__attribute__((noinline)) ThreadCache* NewCache() {
+  CacheRegistry& r = Caches();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.key_ok) r.key_ok = pthread_key_create(&r.key, ReleaseCache) == 0;
+  ThreadCache* c = nullptr;
+  for (auto& existing : r.caches) {
+    if (!existing->in_use.load(std::memory_order_acquire)) {
+      c = existing.get();
+      c->in_use.store(true, std::memory_order_relaxed);
+      break;
+    }
+  }
+  if (c == nullptr) {
+    r.caches.push_back(std::make_unique<ThreadCache>());
+    c = r.caches.back().get();
+  }
+  if (r.key_ok) pthread_setspecific(r.key, c);
+  tl_cache = c;
+  return c;
+}
+
+inline ThreadCache* Cache() {
+  ThreadCache* c = tl_cache;
+  return c != nullptr ? c : NewCache();
+}
+
+inline void Account(ThreadCache* c, QpState* q, uint64_t wrs, uint64_t bytes,
+                    uint64_t delay) {
+  if (c->qp.load(std::memory_order_relaxed) != q) {
+    FlushCache(c);
+    c->qp.store(q, std::memory_order_relaxed);
+  }
+  Bump(c->posts, 1);
+  Bump(c->wrs, wrs);
+  Bump(c->bytes, bytes);
+  if (delay != 0) Bump(c->delay_ticks, delay);
+}
 
 // ---------------------------------------------------------------- helpers
 
@@ -536,7 +632,6 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, uint64_t bytes,
       e.delay.enabled() ? e.delay.Deadline(release) : release;
   emulate::TscClock clock;
   const uint64_t end = emulate::SpinUntil(clock, deadline);
-  q->stats.delay_ticks.Add(end - t0);
   return end - t0;
 }
 
@@ -557,7 +652,8 @@ struct ChainInfo {
   uint64_t wrs = 0, bytes = 0, pad_bytes = 0;
 };
 
-ChainInfo ScanChain(const ibv_send_wr* wr, const ibv_send_wr* stop) {
+__attribute__((always_inline)) inline ChainInfo ScanChain(
+    const ibv_send_wr* wr, const ibv_send_wr* stop) {
   ChainInfo info;
   for (; wr != nullptr && wr != stop; wr = wr->next) {
     uint64_t b = 0;
@@ -577,6 +673,10 @@ ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr);
 
 int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   Engine& e = E();
+  const bool emulating = e.emulating;
+  // The delay is measured from here, so the shim's own bookkeeping below is
+  // absorbed into it rather than added to it.
+  uint64_t t0 = emulating ? ReadTsc() : 0;
   QpState* q = e.qps.Find(qp);
   if (q == nullptr) q = AdoptQp(qp);
   if (q == nullptr) {
@@ -587,13 +687,12 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     }
     return c->post_send(qp, wr, bad_wr);
   }
-  const bool sample =
-      (q->stats.posts.v.fetch_add(1, std::memory_order_relaxed) &
-       kSampleMask) == 0;
-  const uint64_t t0 = (e.emulating || sample) ? ReadTsc() : 0;
+  ThreadCache* tc = Cache();
+  const bool sample = (++tc->sample_tick & kSampleMask) == 0;
+  if (sample && !emulating) t0 = ReadTsc();
   ChainInfo info = ScanChain(wr, nullptr);
   const uint64_t waited =
-      e.emulating ? EmulateBeforePost(q, t0, info.bytes, info.pad_bytes) : 0;
+      emulating ? EmulateBeforePost(q, t0, info.bytes, info.pad_bytes) : 0;
   const uint64_t t1 = sample ? ReadTsc() : 0;
   const int rc = q->ctx->post_send(qp, wr, bad_wr);
   const uint64_t t2 = sample ? ReadTsc() : 0;
@@ -607,8 +706,7 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     info = ScanChain(wr, *bad_wr);
     q->stats.failed_posts.Add(1);
   }
-  q->stats.wrs.Add(info.wrs);
-  q->stats.bytes.Add(info.bytes);
+  Account(tc, q, info.wrs, info.bytes, waited);
   if (sample) {
     const uint64_t t3 = ReadTsc();
     const uint64_t in_shim = (t1 - t0 - waited) + (t3 - t2);
@@ -663,7 +761,11 @@ int ReqNotifyCq(ibv_cq* cq, int solicited_only) {
 
 // ---------------------------------------------------- data path: ibv_qp_ex
 
-QpState* FindQpx(ibv_qp_ex* qpx) { return E().qps.Find(&qpx->qp_base); }
+QpState* FindQpx(ibv_qp_ex* qpx) {
+  ThreadCache* c = tl_cache;
+  if (c != nullptr && c->wr_qpx == qpx) return c->wr_q;
+  return E().qps.Find(&qpx->qp_base);
+}
 
 void BeginOp(QpState* q, bool pads) {
   ++q->batch_wrs;
@@ -683,32 +785,37 @@ void ResetBatch(QpState* q) {
 }
 
 void WrStart(ibv_qp_ex* qpx) {
-  QpState* q = FindQpx(qpx);
+  QpState* q = E().qps.Find(&qpx->qp_base);
   if (q == nullptr) return;
   q->ox.wr_start(qpx);  // takes the provider's SQ lock
   ResetBatch(q);
+  ThreadCache* c = Cache();
+  c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
+  c->wr_q = q;
 }
 
 int WrComplete(ibv_qp_ex* qpx) {
   Engine& e = E();
+  const bool emulating = e.emulating;
+  uint64_t t0 = emulating ? ReadTsc() : 0;
   QpState* q = FindQpx(qpx);
   if (q == nullptr) return EINVAL;
-  const bool sample =
-      (q->stats.posts.v.fetch_add(1, std::memory_order_relaxed) &
-       kSampleMask) == 0;
-  const uint64_t t0 = (e.emulating || sample) ? ReadTsc() : 0;
+  ThreadCache* tc = Cache();
+  tc->wr_qpx = nullptr;
+  const bool sample = (++tc->sample_tick & kSampleMask) == 0;
+  if (sample && !emulating) t0 = ReadTsc();
   const uint64_t bytes = q->batch_bytes, pad_bytes = q->batch_pad_bytes;
   const uint32_t wrs = q->batch_wrs;
   ResetBatch(q);
   const uint64_t waited =
-      e.emulating ? EmulateBeforePost(q, t0, bytes, pad_bytes) : 0;
+      emulating ? EmulateBeforePost(q, t0, bytes, pad_bytes) : 0;
   const uint64_t t1 = sample ? ReadTsc() : 0;
   const int rc = q->ox.wr_complete(qpx);
   const uint64_t t2 = sample ? ReadTsc() : 0;
   if (rc == 0) {
-    q->stats.wrs.Add(wrs);
-    q->stats.bytes.Add(bytes);
+    Account(tc, q, wrs, bytes, waited);
   } else {
+    Account(tc, q, 0, 0, waited);
     q->stats.failed_posts.Add(1);
   }
   if (sample) {
@@ -724,6 +831,7 @@ int WrComplete(ibv_qp_ex* qpx) {
 void WrAbort(ibv_qp_ex* qpx) {
   QpState* q = FindQpx(qpx);
   if (q == nullptr) return;
+  if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;
   ResetBatch(q);
   q->ox.wr_abort(qpx);
 }
@@ -964,6 +1072,19 @@ QpState* AdoptQp(ibv_qp* qp) {
   return q;
 }
 
+// Cached (not yet folded) counts of `q` in every thread's cache.
+void AddCached(const QpState& q, QpCounters& c) {
+  CacheRegistry& r = Caches();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto& tc : r.caches) {
+    if (tc->qp.load(std::memory_order_relaxed) != &q) continue;
+    c.posts += tc->posts.load(std::memory_order_relaxed);
+    c.wrs += tc->wrs.load(std::memory_order_relaxed);
+    c.bytes += tc->bytes.load(std::memory_order_relaxed);
+    c.delay_ticks += tc->delay_ticks.load(std::memory_order_relaxed);
+  }
+}
+
 QpRecord RecordOf(const QpState& q) {
   QpRecord r;
   r.device = q.ctx->device;
@@ -978,6 +1099,7 @@ QpRecord RecordOf(const QpState& q) {
   r.c.failed_posts = q.stats.failed_posts.Get();
   r.ovh_ticks = q.stats.ovh_ticks.Get();
   r.ovh_samples = q.stats.ovh_samples.Get();
+  AddCached(q, r.c);
   return r;
 }
 
@@ -992,7 +1114,11 @@ void RetireQpLocked(QpState* q, bool verbs_calls) {
     q->pad_ah.reset();
   }
   e.qps.Erase(q->qp);
-  e.qp_owner.erase(q->qp);
+  // Thread caches may still name this QP until their owners switch QPs, so
+  // its memory stays (small, bounded by the QPs ever created).
+  auto it = e.qp_owner.find(q->qp);
+  e.graveyard.push_back(std::move(it->second));
+  e.qp_owner.erase(it);
 }
 
 void TeardownContext(ibv_context* ctx, bool verbs_calls) {
@@ -1316,10 +1442,28 @@ void WriteReport() {
 
 void AtForkPrepare() { E().mu.lock(); }
 void AtForkParent() { E().mu.unlock(); }
+// Forgets every thread's cached counts (caller holds e.mu).
+void ClearCachesLocked(bool forget_qps) {
+  CacheRegistry& r = Caches();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto& c : r.caches) {
+    c->posts.store(0);
+    c->wrs.store(0);
+    c->bytes.store(0);
+    c->delay_ticks.store(0);
+    if (forget_qps) {
+      c->qp.store(nullptr);
+      c->wr_qpx = nullptr;
+      c->wr_q = nullptr;
+    }
+  }
+}
+
 void AtForkChild() {
   Engine& e = E();
   e.mu.unlock();
   std::lock_guard<std::mutex> lock(e.mu);
+  ClearCachesLocked(/*forget_qps=*/false);
   e.retired.clear();
   for (auto& [key, q] : e.qp_owner) q->stats.Reset();
   e.poll_calls_sampled.Reset();
@@ -1336,9 +1480,11 @@ void ResetForTesting() {
       if (link && link->pad) link->pad->Abandon();
     }
   }
+  ClearCachesLocked(/*forget_qps=*/true);
   e.qps.Clear();
   e.contexts.Clear();
   e.qp_owner.clear();
+  e.graveyard.clear();
   e.ctx_owner.clear();
   e.retired.clear();
   e.devices_seen.clear();

@@ -34,6 +34,7 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const uint64_t tsc = emulate::ReadTsc();
   FakeQp* q = Qp(qp);
   FakeDevice* d = q->ctx->owner;
+  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
   d->post_calls.fetch_add(1, std::memory_order_relaxed);
   d->last_post_tsc.store(tsc, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(q->sq_mu);
@@ -81,7 +82,9 @@ int FakePostSrqRecv(ibv_srq* srq, ibv_recv_wr*, ibv_recv_wr**) {
 }
 
 int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
-  Dev(cq->context)->poll_calls.fetch_add(1, std::memory_order_relaxed);
+  FakeDevice* d = Dev(cq->context);
+  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
+  d->poll_calls.fetch_add(1, std::memory_order_relaxed);
   FakeCq* f = reinterpret_cast<FakeCq*>(cq);
   std::lock_guard<std::mutex> lock(f->mu);
   int i = 0;
@@ -100,6 +103,7 @@ int FakeReqNotifyCq(ibv_cq* cq, int) {
 // ---- ibv_qp_ex
 void BeginWr(ibv_qp_ex* qpx, int opcode) {
   FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
   FakeWr w;
   w.wr_id = qpx->wr_id;
   w.opcode = opcode;
@@ -108,10 +112,12 @@ void BeginWr(ibv_qp_ex* qpx, int opcode) {
 }
 void AddBytes(ibv_qp_ex* qpx, uint64_t b) {
   FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
   if (!q->batch.empty()) q->batch.back().bytes += b;
 }
 void FakeWrStart(ibv_qp_ex* qpx) {
   FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
   q->sq_mu.lock();
   q->batch.clear();
 }
@@ -119,6 +125,7 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
   const uint64_t tsc = emulate::ReadTsc();
   FakeQp* q = Qp(qpx);
   FakeDevice* d = q->ctx->owner;
+  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
   d->post_calls.fetch_add(1, std::memory_order_relaxed);
   d->last_post_tsc.store(tsc, std::memory_order_relaxed);
   int rc = 0;

@@ -77,6 +77,9 @@ class FakeDevice {
   std::atomic<int> fail_post_at{-1};
   std::atomic<bool> fail_complete{false};
   std::atomic<bool> record_posts{true};
+  // Data-path calls return at once (success, nothing recorded): isolates the
+  // shim's own cost in the pass-through benchmark.
+  std::atomic<bool> null_ops{false};
   uint8_t active_speed = 32;  // EDR
   uint8_t active_width = 2;   // 4x -> 100 Gbit/s
   ibv_mtu active_mtu = IBV_MTU_1024;
