@@ -53,7 +53,8 @@ const CurveFit* PairOverhead(const LopAnalysis& a, const LopCurve& rtt,
   return best;
 }
 
-Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list) {
+Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
+               int predict_max) {
   Derived d;
   d.rtt = rtt.curve.name;
   d.overhead = os.curve.name;
@@ -72,6 +73,18 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list) {
     pt.l = pt.rtt2 - (mult * pt.os_p + pt.os_1);
     // t_1:n = o(n) + n L(n); t^list_1:n = n o(n) + n L(n).
     pt.t_pred = mult * pt.os_p + p * pt.l;
+    const double os_p_fit = os.Eval(p);
+    pt.l_fit = rtt.Eval(p) - (mult * os_p_fit + os1_fit);
+    pt.t_pred_fit = mult * os_p_fit + p * pt.l_fit;
+    d.points.push_back(pt);
+  }
+  // Extrapolation from the fits only.
+  for (double p = rtt.p.back() + 1; p <= predict_max; ++p) {
+    DerivedPoint pt;
+    pt.p = p;
+    pt.rtt2 = pt.os_p = pt.l = pt.t_pred = kNaN;
+    pt.os_1 = os1;
+    const double mult = list ? p : 1.0;
     const double os_p_fit = os.Eval(p);
     pt.l_fit = rtt.Eval(p) - (mult * os_p_fit + os1_fit);
     pt.t_pred_fit = mult * os_p_fit + p * pt.l_fit;
@@ -154,7 +167,7 @@ const char* CurveFit::ModelName() const {
   return "";
 }
 
-LopAnalysis Analyze(const LopRun& run, Stat stat) {
+LopAnalysis Analyze(const LopRun& run, Stat stat, int predict_max) {
   LopAnalysis a;
   a.stat = stat;
   for (const LopCurve& curve : run.curves) {
@@ -195,7 +208,7 @@ LopAnalysis Analyze(const LopRun& run, Stat stat) {
     for (bool list : modes) {
       const CurveFit* os = PairOverhead(a, c.curve, list);
       if (os == nullptr) continue;
-      Derived d = Derive(c, *os, list);
+      Derived d = Derive(c, *os, list, predict_max);
       if (list && !c.curve.list) {
         d.note =
             "RTT2 measured with single posts (the run has no list rtt curve)";

@@ -51,8 +51,10 @@ struct LopAnalysis {
   std::vector<Derived> derived;
 };
 
-// Throws LopInputError if a curve lacks the chosen statistic.
-LopAnalysis Analyze(const LopRun& run, Stat stat);
+// Throws LopInputError if a curve lacks the chosen statistic. If
+// predict_max exceeds an rtt curve's largest p, its derived rows continue to
+// p = predict_max from the fitted functions alone (extrapolation).
+LopAnalysis Analyze(const LopRun& run, Stat stat, int predict_max = 0);
 
 void PrintText(std::ostream& out, const LopAnalysis& a);
 nlohmann::json ToJson(const LopAnalysis& a);

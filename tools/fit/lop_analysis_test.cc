@@ -80,6 +80,23 @@ TEST(LopAnalysisTest, DerivesLAndPredictionsPerThePaper) {
   EXPECT_DOUBLE_EQ(p5.t_pred, 5 * ol.y[4] + 5 * p5.l);
 }
 
+TEST(LopAnalysisTest, PredictsBeyondTheMeasuredRange) {
+  LopAnalysis a = Analyze(LoadLop(kSample), Stat::kMedian, 32);
+  const CurveFit& rtt = Curve(a, "rtt2_1n_send_inline");
+  const CurveFit& os = Curve(a, "os_send_single");
+  ASSERT_EQ(a.derived[0].points.size(), 32u);
+  const DerivedPoint& pt = a.derived[0].points[31];
+  EXPECT_EQ(pt.p, 32);
+  EXPECT_TRUE(std::isnan(pt.l));
+  EXPECT_TRUE(std::isnan(pt.t_pred));
+  const double l_fit = rtt.Eval(32) - (os.Eval(32) + os.Eval(1));
+  EXPECT_NEAR(pt.l_fit, l_fit, 1e-9);
+  EXPECT_NEAR(pt.t_pred_fit, os.Eval(32) + 32 * l_fit, 1e-9);
+  // Without predict_max the rows stop at the last measured p.
+  EXPECT_EQ(Analyze(LoadLop(kSample), Stat::kMedian).derived[0].points.size(),
+            16u);
+}
+
 TEST(LopAnalysisTest, ListLatencyFromSingleRttWhenNoListRtt) {
   LopRun run = LoadLop(kSample);
   std::erase_if(run.curves, [](const LopCurve& c) {

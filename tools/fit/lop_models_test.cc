@@ -48,6 +48,8 @@ struct RttCase {
   double sigma;
 };
 
+void PrintTo(const RttCase& c, std::ostream* os) { *os << c.name; }
+
 class RttFitTest : public ::testing::TestWithParam<RttCase> {};
 
 TEST_P(RttFitTest, RecoversCurveFromNoisyData) {
@@ -79,6 +81,11 @@ INSTANTIATE_TEST_SUITE_P(
         // The paper's fitted send/recv min RTT (us), Hoefler et al. 4.7.
         RttCase{"paper_send_min",
                 {22.4558, -0.0140, 9.1637, 0.0174, -0.0625, 101.3065},
+                64,
+                0.05},
+        // The paper's fitted RDMA write min RTT (us).
+        RttCase{"paper_rdma_write_min",
+                {16.7937, 0.0058, 4.4642, 4.4751, -0.0642, 12.9209},
                 64,
                 0.05},
         // Near-linear growth in p, as a software device shows (ns).

@@ -43,7 +43,16 @@ expect_error no_stat 1 ".*curve 'x' p=1 has no \"median_ns\"" -- "$T/nomedian.js
 expect_error no_input 2 "no input file" --
 expect_error bad_stat 2 "--stat must be min, median or mean" -- --stat p42 "$DATA"
 expect_error bad_option 2 "unrecognised option|unrecognized option" -- --bogus "$DATA"
+expect_error bad_predict 2 "--predict-max must be between" -- --predict-max -3 "$DATA"
 expect_error bad_outdir 1 "cannot create directory" -- --gnuplot-dir /proc/nope/x "$DATA"
+
+# --predict-max extends the derived rows to n = 20 (fit only, "-" measured).
+"$LOPFIT" --predict-max 20 "$DATA" >"$T/pred" 2>&1 || { echo "FAIL predict: exit"; fails=$((fails + 1)); }
+if grep -Eq '^ +20 +- +- ' "$T/pred"; then
+  echo "ok   predict"
+else
+  echo "FAIL predict: no extrapolated row for p=20"; fails=$((fails + 1))
+fi
 
 # Success path: exit 0, report on stdout, JSON written and valid enough.
 if "$LOPFIT" --stat min --json "$T/fit.json" --gnuplot-dir "$T/gp" "$DATA" \

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
       "write the fit results as JSON to FILE")(
       "gnuplot-dir", po::value<std::string>(),
       "write .dat files and curves.tsv for tools/plot/plot.sh into DIR")(
+      "predict-max", po::value<int>()->default_value(0),
+      "extend L(p) and the t_1:n predictions from the fits up to n = N")(
       "quiet,q", "do not print the text report");
   po::options_description hidden;
   hidden.add_options()("input", po::value<std::string>());
@@ -63,10 +65,14 @@ int main(int argc, char** argv) {
                     vm["stat"].as<std::string>() + "'",
                 2);
   }
+  const int predict_max = vm["predict-max"].as<int>();
+  if (predict_max < 0 || predict_max > 1000000) {
+    return Fail("--predict-max must be between 0 and 1000000", 2);
+  }
   const std::string input = vm["input"].as<std::string>();
   try {
     const fit::LopRun run = fit::LoadLop(input);
-    const fit::LopAnalysis analysis = fit::Analyze(run, *stat);
+    const fit::LopAnalysis analysis = fit::Analyze(run, *stat, predict_max);
     if (vm.count("json")) {
       const std::string path = vm["json"].as<std::string>();
       std::ofstream out(path);

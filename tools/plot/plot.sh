@@ -1,7 +1,7 @@
 #!/bin/bash
 # plot.sh: PNG plots of a verbsbench --json run with gnuplot.
 #
-#   plot.sh [-o OUTDIR] [--stat min|median|mean] INPUT.json
+#   plot.sh [-o OUTDIR] [--stat min|median|mean] [--predict-max N] INPUT.json
 #   bazel run //tools/plot -- -o OUTDIR INPUT.json
 #
 # Any run:      OUTDIR/hist_<name>.png  PDF (log x) and CDF of each histogram
@@ -21,9 +21,10 @@ die() {
   exit 1
 }
 
-usage="usage: plot.sh [-o OUTDIR] [--stat min|median|mean] INPUT.json"
+usage="usage: plot.sh [-o OUTDIR] [--stat min|median|mean] [--predict-max N] INPUT.json"
 out="plots"
 stat="median"
+predict_max=0
 input=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -35,6 +36,11 @@ while [[ $# -gt 0 ]]; do
     --stat)
       [[ $# -ge 2 ]] || die "--stat needs a value ($usage)"
       stat="$2"
+      shift 2
+      ;;
+    --predict-max)
+      [[ $# -ge 2 ]] || die "--predict-max needs a value ($usage)"
+      predict_max="$2"
       shift 2
       ;;
     -h | --help)
@@ -183,7 +189,8 @@ fi
 
 # ---------------------------------------------------------------- lop curves
 if grep -Eq '"lop"[[:space:]]*:' "$input"; then
-  "$LOPFIT_BIN" --quiet --stat "$stat" --gnuplot-dir "$data" \
+  "$LOPFIT_BIN" --quiet --stat "$stat" --predict-max "$predict_max" \
+    --gnuplot-dir "$data" \
     --json "$data/fit.json" "$input" || exit 1
 
   # plot_group PNG TITLE YLABEL TYPE... : measured points (min..p99 bars)
