@@ -253,8 +253,9 @@ void PrintText(std::ostream& out, const LopAnalysis& a) {
         << " = RTT2(p) - (" << (d.list ? "p*" : "") << "o_s(p) + o_s(1)), " << t
         << " = " << (d.list ? "n*" : "") << "o(n) + n*" << l << "(n)\n";
     if (!d.note.empty()) out << "  note: " << d.note << "\n";
-    out << "       p     RTT2(p)      o_s(p)      o_s(1)        L(p)"
-           "    L(p) fit     t_pred  t_pred fit\n";
+    out << "       p     RTT2(p)      o_s(p)      o_s(1)"
+        << (d.list ? "   L_list(p)  L_list fit" : "        L(p)    L(p) fit")
+        << "     t_pred  t_pred fit\n";
     for (const DerivedPoint& pt : d.points) {
       out << Fmt(pt.p, 8, 0) << Fmt(pt.rtt2, 12, 1) << Fmt(pt.os_p, 12, 1)
           << Fmt(pt.os_1, 12, 1) << Fmt(pt.l, 12, 1) << Fmt(pt.l_fit, 12, 1)
@@ -380,7 +381,8 @@ void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a) {
   }
   for (const Derived& d : a.derived) {
     const std::string dat =
-        std::string(d.list ? "Llist_" : "L_") + SafeName(d.rtt) + ".dat";
+        std::string(d.list ? "derived_Llist_" : "derived_L_") +
+        SafeName(d.rtt) + ".dat";
     const std::string path = (base / dat).string();
     std::ofstream out(path);
     out << "# " << (d.list ? "L_list" : "L") << " from " << d.rtt << " and "

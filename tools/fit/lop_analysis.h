@@ -58,7 +58,8 @@ LopAnalysis Analyze(const LopRun& run, Stat stat, int predict_max = 0);
 
 void PrintText(std::ostream& out, const LopAnalysis& a);
 nlohmann::json ToJson(const LopAnalysis& a);
-// Writes <curve>.dat, <curve>.fit.dat, L_<rtt>.dat / Llist_<rtt>.dat and an
+// Writes <curve>.dat, <curve>.fit.dat, derived_L_<rtt>.dat /
+// derived_Llist_<rtt>.dat and an
 // index curves.tsv (type, name, data file, fit file, label) for
 // tools/plot/plot.sh. Creates dir. Throws LopInputError on I/O failure.
 void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a);

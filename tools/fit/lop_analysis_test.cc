@@ -160,8 +160,8 @@ TEST(LopAnalysisTest, WritesGnuplotFiles) {
   int fit_rows = 0;
   while (std::getline(fit, line)) fit_rows += line[0] != '#';
   EXPECT_EQ(fit_rows, 201);
-  EXPECT_TRUE(
-      std::filesystem::exists(dir / "Llist_rtt2_1n_send_inline_list.dat"));
+  EXPECT_TRUE(std::filesystem::exists(
+      dir / "derived_Llist_rtt2_1n_send_inline_list.dat"));
   EXPECT_FALSE(std::filesystem::exists(dir / "L_1n_send_inline.fit.dat"));
   EXPECT_THROW(WriteGnuplotDir("/proc/forbidden/dir", a), LopInputError);
 }

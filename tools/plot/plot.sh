@@ -105,6 +105,7 @@ q() {
 
 run_gnuplot() {  # script file
   gnuplot "$1" 2>"$1.log" || die "gnuplot failed on $1: $(head -n 3 "$1.log" | tr '\n' ' ')"
+  [[ -s "$1.log" ]] || rm -f "$1.log"
 }
 
 # ---------------------------------------------------------------- histograms
@@ -230,8 +231,10 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
     overhead_send overhead_recv
 
   # Derived L(p), L_list(p) and predictions.
-  derived_plot() {  # PNG TITLE YLABEL MEASURED_COL FIT_COL [with latency curves]
-    local png="$1" title="$2" ylabel="$3" mcol="$4" fcol="$5" lat="${6:-}"
+  # PNG TITLE YLABEL MEASURED_COL FIT_COL SINGLE_NAME LIST_NAME [with-latency]
+  derived_plot() {
+    local png="$1" title="$2" ylabel="$3" mcol="$4" fcol="$5" single="$6"
+    local listq="$7" lat="${8:-}"
     local gp="$data/$(basename "$png" .png).gp"
     local sep="plot" n=0 type name dat fit label
     {
@@ -243,6 +246,7 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
       while IFS=$'\t' read -r type name dat fit label; do
         [[ "$type" == "L" || "$type" == "Llist" ]] || continue
         n=$((n + 1))
+        if [[ "$type" == "L" ]]; then label="$single $name"; else label="$listq $name"; fi
         echo "$sep $(q "$data/$dat") using 1:(\$$mcol/1000) with points pt 7 ps 0.7 lc $n title $(q "$label (measured)") \\"
         echo ", $(q "$data/$dat") using 1:(\$$fcol/1000) with lines lw 2 lc $n title $(q "$label (from fits)") \\"
         sep=","
@@ -264,10 +268,10 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
   }
   derived_plot "$out/latency.png" \
     "L(p) = RTT2(p) - (o_s(p) + o_s(1)),  L_list(p) = RTT2(p) - (p o_s(p) + o_s(1))" \
-    "L [us]" 2 3 with-latency
+    "L [us]" 2 3 "L" "L_list" with-latency
   derived_plot "$out/predict.png" \
     "predicted t_1:n = o(n) + n L(n),  t^list_1:n = n o(n) + n L_list(n)" \
-    "t [us]" 4 5
+    "t [us]" 4 5 "t_1:n" "t^list_1:n"
 fi
 
 [[ ${#made[@]} -gt 0 ]] || die "'$input' has neither histograms nor lop curves"
