@@ -77,7 +77,7 @@ find_tool() {
       return
     fi
   done
-  command -v "$name" || die "cannot find $name (build //$(dirname "$rel"):$name or set \$$(echo "$name" | tr a-z A-Z))"
+  command -v "$name" || die "cannot find $name (build //$(dirname "$rel"):$name or set \$$(echo "$name" | tr '[:lower:]' '[:upper:]'))"
 }
 LOPFIT_BIN="$(find_tool lopfit tools/fit/lopfit "${LOPFIT:-}")"
 HISTDAT_BIN="$(find_tool histdat tools/plot/histdat "${HISTDAT:-}")"
@@ -199,7 +199,8 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
   plot_group() {
     local png="$1" title="$2" ylabel="$3"
     shift 3
-    local gp="$data/$(basename "$png" .png).gp"
+    local gp
+    gp="$data/$(basename "$png" .png).gp"
     local sep="plot" n=0 type name dat fit label t
     {
       echo "$term"
@@ -235,7 +236,8 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
   derived_plot() {
     local png="$1" title="$2" ylabel="$3" mcol="$4" fcol="$5" single="$6"
     local listq="$7" lat="${8:-}"
-    local gp="$data/$(basename "$png" .png).gp"
+    local gp
+    gp="$data/$(basename "$png" .png).gp"
     local sep="plot" n=0 type name dat fit label
     {
       echo "$term"
