@@ -59,8 +59,13 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
   d.rtt = rtt.curve.name;
   d.overhead = os.curve.name;
   d.list = list;
-  const double os1 = MeasuredAt(os, 1);
   const double os1_fit = os.Eval(1);
+  double os1 = MeasuredAt(os, 1);
+  if (std::isnan(os1) && std::isfinite(os1_fit)) {
+    // No p = 1 overhead point: the measured L(p) uses the fitted o_s(1).
+    os1 = os1_fit;
+    d.note = "o_s(1) not measured; the measured columns use the fitted o_s(1)";
+  }
   for (std::size_t i = 0; i < rtt.p.size(); ++i) {
     DerivedPoint pt;
     const double p = rtt.p[i];
@@ -210,7 +215,8 @@ LopAnalysis Analyze(const LopRun& run, Stat stat, int predict_max) {
       if (os == nullptr) continue;
       Derived d = Derive(c, *os, list, predict_max);
       if (list && !c.curve.list) {
-        d.note =
+        if (!d.note.empty()) d.note += "; ";
+        d.note +=
             "RTT2 measured with single posts (the run has no list rtt curve)";
       }
       a.derived.push_back(std::move(d));

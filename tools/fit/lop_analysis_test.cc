@@ -109,6 +109,23 @@ TEST(LopAnalysisTest, ListLatencyFromSingleRttWhenNoListRtt) {
   EXPECT_FALSE(a.derived[1].note.empty());
 }
 
+TEST(LopAnalysisTest, FittedOs1WhenTheOverheadCurveLacksP1) {
+  LopRun run = LoadLop(kSample);
+  for (LopCurve& c : run.curves) {
+    if (c.name == "os_send_single") c.points.erase(c.points.begin());
+  }
+  LopAnalysis a = Analyze(run, Stat::kMedian);
+  const Derived& d = a.derived[0];
+  const CurveFit& os = Curve(a, "os_send_single");
+  ASSERT_TRUE(os.fitted);
+  EXPECT_NE(d.note.find("o_s(1) not measured"), std::string::npos);
+  EXPECT_DOUBLE_EQ(d.points[3].os_1, os.Eval(1));
+  EXPECT_DOUBLE_EQ(d.points[3].l,
+                   d.points[3].rtt2 - (d.points[3].os_p + os.Eval(1)));
+  // p = 1 has no overhead point at all: measured L there is unknown.
+  EXPECT_TRUE(std::isnan(d.points[0].l));
+}
+
 TEST(LopAnalysisTest, TooFewPointsIsNotFitted) {
   LopRun run = LoadLop(kSample);
   run.curves[0].points.resize(4);
