@@ -166,3 +166,42 @@ TEST(LopModelsTest, TooFewPointsIsRejected) {
 
 }  // namespace
 }  // namespace verbsemu::fit
+
+namespace verbsemu::fit {
+namespace {
+
+// Global-optimum check over many random LoP-shaped truths: the multi-start
+// fit must reach a sum of squares no worse than the true parameters give.
+TEST(RttFitTest, RandomTruthsFitAtLeastAsWellAsTheTruth) {
+  std::mt19937_64 rng(99);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int t = 0; t < 150; ++t) {
+    const int pmax = t % 3 == 0 ? 16 : (t % 3 == 1 ? 32 : 64);
+    const double range = pmax - 1;
+    std::vector<double> truth = {
+        500 + 5000 * u(rng), -0.9 + 3 * u(rng), 2000 + 8000 * u(rng), 0, 0, 0};
+    const double rate = (u(rng) < 0.5 ? -1 : 1) * (0.3 + 6 * u(rng)) / range;
+    truth[4] = rate;
+    truth[5] = 1 + range * u(rng);
+    // Saturation changes the curve by 500..5000 over the data range.
+    const double span = std::abs(std::exp(rate * (pmax - truth[5])) -
+                                 std::exp(rate * (1 - truth[5])));
+    truth[3] = -(500 + 4500 * u(rng)) / span * (rate > 0 ? 1 : -1);
+    std::normal_distribution<double> noise(0, 50);
+    std::vector<double> p, y;
+    for (int i = 1; i <= pmax; ++i) {
+      p.push_back(i);
+      y.push_back(RttModel(i, truth) + noise(rng));
+    }
+    double ssr_truth = 0;
+    for (int i = 0; i < pmax; ++i) {
+      const double d = y[i] - RttModel(p[i], truth);
+      ssr_truth += d * d;
+    }
+    FitResult r = FitRtt(p, y);
+    EXPECT_LE(r.ssr, ssr_truth * (1 + 1e-6)) << "case " << t;
+  }
+}
+
+}  // namespace
+}  // namespace verbsemu::fit
