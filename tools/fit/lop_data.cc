@@ -89,6 +89,7 @@ LopCurve ParseCurve(const json& c, std::size_t index) {
         where + " p=" + std::to_string(static_cast<long long>(*p));
     point.min_ns = OptNumber(pt, "min_ns", pw);
     point.median_ns = OptNumber(pt, "median_ns", pw);
+    if (!point.median_ns) point.median_ns = OptNumber(pt, "p50_ns", pw);
     point.mean_ns = OptNumber(pt, "mean_ns", pw);
     point.p99_ns = OptNumber(pt, "p99_ns", pw);
     if (auto s = OptNumber(pt, "samples", pw)) {

@@ -33,6 +33,7 @@ const char* CurveKindName(CurveKind k);
 
 struct LopPoint {
   double p = 0;
+  // median_ns falls back to "p50_ns" if the point has no "median_ns".
   std::optional<double> min_ns, median_ns, mean_ns, p99_ns;
   std::optional<std::int64_t> samples;
 };

@@ -51,6 +51,14 @@ json Minimal() {
       {"p":2,"median_ns":20},{"p":1,"median_ns":30}]}]}})");
 }
 
+TEST(LopDataTest, P50IsAcceptedAsMedian) {
+  json d = Minimal();
+  d["lop"]["curves"][0]["points"][0].erase("median_ns");
+  d["lop"]["curves"][0]["points"][0]["p50_ns"] = 21.5;
+  LopRun run = ParseLop(d);
+  EXPECT_DOUBLE_EQ(run.curves[0].Value(1, Stat::kMedian), 21.5);
+}
+
 TEST(LopDataTest, SortsPointsAndDefaultsFlags) {
   LopRun run = ParseLop(Minimal());
   ASSERT_EQ(run.curves.size(), 1u);
