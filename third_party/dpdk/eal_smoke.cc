@@ -3,17 +3,18 @@
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 
-#include <array>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 int main() {
-  std::array<char*, 7> args = {
-      const_cast<char*>("eal_smoke"),      const_cast<char*>("--no-huge"),
-      const_cast<char*>("--no-pci"),       const_cast<char*>("--no-shconf"),
-      const_cast<char*>("--no-telemetry"), const_cast<char*>("--vdev=net_null0"),
-      const_cast<char*>("--log-level=1"),
-  };
-  if (rte_eal_init(static_cast<int>(args.size()), args.data()) < 0) {
+  // rte_eal_init may permute argv, so it gets writable copies.
+  std::vector<std::string> args = {
+      "eal_smoke",      "--no-huge",        "--no-pci",     "--no-shconf",
+      "--no-telemetry", "--vdev=net_null0", "--log-level=1"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  if (rte_eal_init(static_cast<int>(argv.size()), argv.data()) < 0) {
     std::fprintf(stderr, "eal_smoke: rte_eal_init failed\n");
     return 1;
   }

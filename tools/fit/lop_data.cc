@@ -1,0 +1,233 @@
+#include "tools/fit/lop_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace verbsemu::fit {
+namespace {
+
+using nlohmann::json;
+
+std::string CurveLabel(const json& c, std::size_t index) {
+  if (c.is_object() && c.contains("name") && c["name"].is_string()) {
+    return "curve '" + c["name"].get<std::string>() + "'";
+  }
+  return "curve #" + std::to_string(index);
+}
+
+std::string OptString(const json& c, const char* key,
+                      const std::string& where) {
+  if (!c.contains(key) || c[key].is_null()) return "";
+  if (!c[key].is_string()) {
+    throw LopInputError(where + ": \"" + key + "\" must be a string");
+  }
+  return c[key].get<std::string>();
+}
+
+std::optional<double> OptNumber(const json& pt, const char* key,
+                                const std::string& where) {
+  if (!pt.contains(key) || pt[key].is_null()) return std::nullopt;
+  if (!pt[key].is_number()) {
+    throw LopInputError(where + ": \"" + key + "\" must be a number");
+  }
+  const double v = pt[key].get<double>();
+  if (!std::isfinite(v)) {
+    throw LopInputError(where + ": \"" + key + "\" is not finite");
+  }
+  return v;
+}
+
+LopCurve ParseCurve(const json& c, std::size_t index) {
+  const std::string where = CurveLabel(c, index);
+  if (!c.is_object()) throw LopInputError(where + " is not an object");
+  LopCurve curve;
+  curve.name = OptString(c, "name", where);
+  if (curve.name.empty()) curve.name = "curve" + std::to_string(index);
+  const std::string kind = OptString(c, "kind", where);
+  if (kind == "rtt") {
+    curve.kind = CurveKind::kRtt;
+  } else if (kind == "overhead") {
+    curve.kind = CurveKind::kOverhead;
+  } else if (kind == "latency") {
+    curve.kind = CurveKind::kLatency;
+  } else {
+    throw LopInputError(where + ": unknown \"kind\" '" + kind +
+                        "' (expected rtt, overhead or latency)");
+  }
+  curve.pattern = OptString(c, "pattern", where);
+  curve.op = OptString(c, "op", where);
+  curve.side = OptString(c, "side", where);
+  if (c.contains("inline") && !c["inline"].is_null()) {
+    if (!c["inline"].is_boolean()) {
+      throw LopInputError(where + ": \"inline\" must be true or false");
+    }
+    curve.is_inline = c["inline"].get<bool>();
+  }
+  if (c.contains("list") && !c["list"].is_null()) {
+    if (!c["list"].is_boolean()) {
+      throw LopInputError(where + ": \"list\" must be true or false");
+    }
+    curve.list = c["list"].get<bool>();
+  }
+  if (!c.contains("points") || !c["points"].is_array()) {
+    throw LopInputError(where + " has no \"points\" array");
+  }
+  for (const json& pt : c["points"]) {
+    if (!pt.is_object()) {
+      throw LopInputError(where + ": a point is not an object");
+    }
+    LopPoint point;
+    auto p = OptNumber(pt, "p", where);
+    if (!p || *p <= 0 || std::floor(*p) != *p) {
+      throw LopInputError(where +
+                          ": every point needs a positive integer \"p\"");
+    }
+    point.p = *p;
+    const std::string pw =
+        where + " p=" + std::to_string(static_cast<long long>(*p));
+    point.min_ns = OptNumber(pt, "min_ns", pw);
+    point.median_ns = OptNumber(pt, "median_ns", pw);
+    if (!point.median_ns) point.median_ns = OptNumber(pt, "p50_ns", pw);
+    point.mean_ns = OptNumber(pt, "mean_ns", pw);
+    point.p99_ns = OptNumber(pt, "p99_ns", pw);
+    if (auto s = OptNumber(pt, "samples", pw)) {
+      point.samples = static_cast<std::int64_t>(*s);
+    }
+    curve.points.push_back(point);
+  }
+  if (curve.points.empty()) throw LopInputError(where + " has no points");
+  std::sort(curve.points.begin(), curve.points.end(),
+            [](const LopPoint& a, const LopPoint& b) { return a.p < b.p; });
+  for (std::size_t i = 1; i < curve.points.size(); ++i) {
+    if (curve.points[i].p == curve.points[i - 1].p) {
+      throw LopInputError(
+          where + ": duplicate point p=" +
+          std::to_string(static_cast<long long>(curve.points[i].p)));
+    }
+  }
+  return curve;
+}
+
+}  // namespace
+
+std::optional<Stat> ParseStat(const std::string& s) {
+  if (s == "min") return Stat::kMin;
+  if (s == "median") return Stat::kMedian;
+  if (s == "mean") return Stat::kMean;
+  return std::nullopt;
+}
+
+const char* StatName(Stat s) {
+  switch (s) {
+    case Stat::kMin:
+      return "min";
+    case Stat::kMedian:
+      return "median";
+    case Stat::kMean:
+      return "mean";
+  }
+  return "?";
+}
+
+const char* CurveKindName(CurveKind k) {
+  switch (k) {
+    case CurveKind::kRtt:
+      return "rtt";
+    case CurveKind::kOverhead:
+      return "overhead";
+    case CurveKind::kLatency:
+      return "latency";
+  }
+  return "?";
+}
+
+double LopCurve::Value(std::size_t i, Stat stat) const {
+  const LopPoint& pt = points.at(i);
+  const std::optional<double>* v = nullptr;
+  switch (stat) {
+    case Stat::kMin:
+      v = &pt.min_ns;
+      break;
+    case Stat::kMedian:
+      v = &pt.median_ns;
+      break;
+    case Stat::kMean:
+      v = &pt.mean_ns;
+      break;
+  }
+  if (!v->has_value()) {
+    throw LopInputError("curve '" + name +
+                        "' p=" + std::to_string(static_cast<long long>(pt.p)) +
+                        " has no \"" + StatName(stat) + "_ns\"");
+  }
+  return **v;
+}
+
+LopRun ParseLop(const json& doc) {
+  if (!doc.is_object()) {
+    throw LopInputError("input is not a JSON object");
+  }
+  if (!doc.contains("lop")) {
+    if (doc.contains("mode") && doc["mode"].is_string() &&
+        doc["mode"] != "lop") {
+      throw LopInputError("input is verbsbench mode '" +
+                          doc["mode"].get<std::string>() +
+                          "' output; lopfit needs `verbsbench lop --json`");
+    }
+    throw LopInputError(
+        "input has no \"lop\" section (not verbsbench lop output)");
+  }
+  const json& lop = doc["lop"];
+  if (!lop.is_object() || !lop.contains("curves") ||
+      !lop["curves"].is_array()) {
+    throw LopInputError("\"lop\" has no \"curves\" array");
+  }
+  LopRun run;
+  if (doc.contains("params")) run.params = doc["params"];
+  if (doc.contains("device")) run.device = doc["device"];
+  std::size_t index = 0;
+  for (const json& c : lop["curves"]) {
+    run.curves.push_back(ParseCurve(c, index++));
+  }
+  if (run.curves.empty()) throw LopInputError("\"lop\".\"curves\" is empty");
+  for (std::size_t i = 0; i < run.curves.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (run.curves[i].name == run.curves[j].name) {
+        throw LopInputError("two curves are named '" + run.curves[i].name +
+                            "'");
+      }
+    }
+  }
+  return run;
+}
+
+json LoadJsonFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw LopInputError("cannot open '" + path + "'");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw LopInputError("cannot read '" + path + "'");
+  try {
+    return json::parse(buf.str());
+  } catch (const json::parse_error& e) {
+    // e.what() is one line: "[json.exception.parse_error.101] parse error at
+    // line 3, column 5: ...".
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    throw LopInputError("'" + path + "' is not valid JSON: " + what);
+  }
+}
+
+LopRun LoadLop(const std::string& path) {
+  json doc = LoadJsonFile(path);
+  try {
+    return ParseLop(doc);
+  } catch (const LopInputError& e) {
+    throw LopInputError("'" + path + "': " + e.what());
+  }
+}
+
+}  // namespace verbsemu::fit

@@ -1,0 +1,73 @@
+// The `lop` section of verbsbench's --json output, parsed and validated:
+//   {"tool":"verbsbench","mode":"lop","params":{...},"device":{...},
+//    "lop":{"curves":[{"name":..,"kind":"rtt"|"overhead"|"latency",
+//                      "pattern":"1:n","op":"send","inline":true,
+//                      "side":"send","list":false,
+//                      "points":[{"p":1,"min_ns":..,"median_ns":..,
+//                                 "mean_ns":..,"p99_ns":..,"samples":N}]}]}}
+#ifndef VERBSEMU_TOOLS_FIT_LOP_DATA_H_
+#define VERBSEMU_TOOLS_FIT_LOP_DATA_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace verbsemu::fit {
+
+// Every input problem is reported as one of these, with a one-line message.
+class LopInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Stat { kMin, kMedian, kMean };
+enum class CurveKind { kRtt, kOverhead, kLatency };
+
+// "min", "median", "mean"; nullopt otherwise.
+std::optional<Stat> ParseStat(const std::string& s);
+const char* StatName(Stat s);
+const char* CurveKindName(CurveKind k);
+
+struct LopPoint {
+  double p = 0;
+  // median_ns falls back to "p50_ns" if the point has no "median_ns".
+  std::optional<double> min_ns, median_ns, mean_ns, p99_ns;
+  std::optional<std::int64_t> samples;
+};
+
+struct LopCurve {
+  std::string name;
+  CurveKind kind = CurveKind::kRtt;
+  std::string pattern;  // "1:n" / "n:1" (rtt, latency); may be empty.
+  std::string op;       // "send", "write", ...; may be empty.
+  std::string side;     // "send" / "recv" (overhead); may be empty.
+  std::optional<bool> is_inline;
+  bool list = false;
+  std::vector<LopPoint> points;  // Sorted by p, p unique and > 0.
+
+  // The statistic for point i; throws LopInputError if it is missing.
+  double Value(std::size_t i, Stat stat) const;
+};
+
+struct LopRun {
+  nlohmann::json params;  // Copied through; null if absent.
+  nlohmann::json device;
+  std::vector<LopCurve> curves;
+};
+
+// Validates and converts. Throws LopInputError.
+LopRun ParseLop(const nlohmann::json& doc);
+// Reads and parses a file. Throws LopInputError (missing file, not JSON,
+// not lop mode, no curves, ...).
+LopRun LoadLop(const std::string& path);
+
+// Reads a file and parses JSON; throws LopInputError with the path in the
+// message. Shared with the histogram extractor.
+nlohmann::json LoadJsonFile(const std::string& path);
+
+}  // namespace verbsemu::fit
+
+#endif  // VERBSEMU_TOOLS_FIT_LOP_DATA_H_

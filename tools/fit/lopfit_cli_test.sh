@@ -1,0 +1,72 @@
+#!/bin/bash
+# CLI contract of lopfit: bad input gives exactly one line on stderr starting
+# with "lopfit: error:" and a non-zero exit; good input exits 0.
+set -u
+LOPFIT="$1"
+DATA="tools/fit/testdata/lop_rxe16.json"
+T="${TEST_TMPDIR:-$(mktemp -d)}"
+fails=0
+
+# expect_error NAME CODE STDERR_REGEX -- ARGS...
+expect_error() {
+  local name="$1" want_code="$2" regex="$3"
+  shift 4
+  "$LOPFIT" "$@" >"$T/out" 2>"$T/err"
+  local code=$?
+  local lines
+  lines=$(wc -l <"$T/err")
+  if [[ $code -ne $want_code ]]; then
+    echo "FAIL $name: exit $code, want $want_code"; fails=$((fails + 1))
+  elif [[ $lines -ne 1 ]]; then
+    echo "FAIL $name: $lines stderr lines, want 1:"; cat "$T/err"
+    fails=$((fails + 1))
+  elif ! grep -Eq "^lopfit: error: $regex" "$T/err"; then
+    echo "FAIL $name: stderr '$(cat "$T/err")' !~ $regex"; fails=$((fails + 1))
+  elif [[ -s "$T/out" ]]; then
+    echo "FAIL $name: unexpected stdout"; fails=$((fails + 1))
+  else
+    echo "ok   $name: $(cat "$T/err")"
+  fi
+}
+
+printf '{"tool":"verbsbench","mode":"lop","lop":{"curves":[' >"$T/truncated.json"
+printf '{"tool":"verbsbench","mode":"lop","lop":{"curves":[]}}' >"$T/empty.json"
+printf '{"tool":"verbsbench","mode":"lat","stats":{}}' >"$T/lat.json"
+printf '{"lop":{"curves":[{"name":"x","kind":"rtt","points":[{"p":1,"min_ns":3}]}]}}' \
+  >"$T/nomedian.json"
+
+expect_error missing_file 1 "cannot open '$T/nope.json'" -- "$T/nope.json"
+expect_error malformed 1 "'$T/truncated.json' is not valid JSON: parse error" -- "$T/truncated.json"
+expect_error no_curves 1 ".*\"lop\".\"curves\" is empty" -- "$T/empty.json"
+expect_error wrong_mode 1 ".*mode 'lat'" -- "$T/lat.json"
+expect_error no_stat 1 ".*curve 'x' p=1 has no \"median_ns\"" -- "$T/nomedian.json"
+expect_error no_input 2 "no input file" --
+expect_error bad_stat 2 "--stat must be min, median or mean" -- --stat p42 "$DATA"
+expect_error bad_option 2 "unrecognised option|unrecognized option" -- --bogus "$DATA"
+expect_error bad_predict 2 "--predict-max must be between" -- --predict-max -3 "$DATA"
+expect_error bad_outdir 1 "cannot create directory" -- --gnuplot-dir /proc/nope/x "$DATA"
+
+# --predict-max extends the derived rows to n = 20 (fit only, "-" measured).
+"$LOPFIT" --predict-max 20 "$DATA" >"$T/pred" 2>&1 || { echo "FAIL predict: exit"; fails=$((fails + 1)); }
+if grep -Eq '^ +20 +- +- ' "$T/pred"; then
+  echo "ok   predict"
+else
+  echo "FAIL predict: no extrapolated row for p=20"; fails=$((fails + 1))
+fi
+
+# Success path: exit 0, report on stdout, JSON written and valid enough.
+if "$LOPFIT" --stat min --json "$T/fit.json" --gnuplot-dir "$T/gp" "$DATA" \
+    >"$T/out" 2>"$T/err"; then
+  if [[ -s "$T/err" ]] || ! grep -q "statistic: min" "$T/out" ||
+      ! grep -q '"tool": "lopfit"' "$T/fit.json" ||
+      [[ ! -s "$T/gp/curves.tsv" ]]; then
+    echo "FAIL success: unexpected output"; cat "$T/err"; fails=$((fails + 1))
+  else
+    echo "ok   success"
+  fi
+else
+  echo "FAIL success: non-zero exit"; cat "$T/err"; fails=$((fails + 1))
+fi
+
+[[ $fails -eq 0 ]] || { echo "$fails failure(s)"; exit 1; }
+echo "all ok"
