@@ -5,11 +5,13 @@
 namespace verbsemu::emulate {
 
 Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
-             uint64_t epoch)
+             uint64_t epoch, uint64_t burst_ticks)
     : target_(target_bytes_per_tick),
       real_(real_bytes_per_tick > target_bytes_per_tick ? real_bytes_per_tick
                                                         : 0),
-      epoch_(epoch) {}
+      epoch_(epoch),
+      burst_fx_(
+          static_cast<uint64_t>(static_cast<double>(burst_ticks) * kFrac)) {}
 
 uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   if (!enabled()) return now;
@@ -25,7 +27,8 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   uint64_t free_at = free_at_.load(std::memory_order_relaxed);
   uint64_t finish;
   do {
-    finish = std::max(free_at, now_fx) + cost_fx;
+    const uint64_t earliest = now_fx > burst_fx_ ? now_fx - burst_fx_ : 0;
+    finish = std::max(free_at, earliest) + cost_fx;
   } while (!free_at_.compare_exchange_weak(free_at, finish,
                                            std::memory_order_relaxed));
   const uint64_t release_fx = finish > real_fx ? finish - real_fx : 0;

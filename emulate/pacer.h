@@ -15,8 +15,12 @@ class Pacer {
  public:
   // Rates in bytes per tick; real_bytes_per_tick == 0 means "infinitely fast"
   // (e.g. loopback). `epoch` is any tick value not after the first Reserve.
+  // `burst_ticks`: how far behind the virtual link a sender may fall and
+  // still catch up (a token bucket of that depth). Without it, every late
+  // post (the caller's own overhead, a preemption) is lost link time and the
+  // rate comes out low; with it, an idle link grants at most this much burst.
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
-        uint64_t epoch);
+        uint64_t epoch, uint64_t burst_ticks = 0);
 
   bool enabled() const { return target_ > 0; }
 
@@ -31,6 +35,7 @@ class Pacer {
   double target_ = 0;
   double real_ = 0;
   uint64_t epoch_ = 0;
+  uint64_t burst_fx_ = 0;
   std::atomic<uint64_t> free_at_{0};  // (tick - epoch) * kFrac
 };
 

@@ -36,6 +36,18 @@ TEST(PacerTest, IdleLinkDoesNotBankCredit) {
   EXPECT_EQ(p.Reserve(10000, 100), 10100u);
 }
 
+TEST(PacerTest, LateSenderCatchesUpWithinBurst) {
+  // 1 byte per tick, burst 50 ticks: a post 30 ticks late is released at
+  // once and the link keeps its schedule.
+  Pacer p(1.0, 0, 0, 50);
+  EXPECT_EQ(p.Reserve(0, 100), 100u);
+  EXPECT_EQ(p.Reserve(130, 100), 200u > 130u ? 200u : 130u);
+  EXPECT_EQ(p.Reserve(130, 100), 300u);
+  // After a long idle period the credit is capped at the burst.
+  EXPECT_EQ(p.Reserve(10000, 100), 10050u);
+  EXPECT_EQ(p.Reserve(10000, 100), 10150u);
+}
+
 TEST(PacerTest, FractionalCostsAccumulateExactly) {
   // 64-byte messages at 3 bytes per tick: 21.33 ticks each.
   Pacer p(3.0, 0, 0);

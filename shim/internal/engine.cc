@@ -49,6 +49,8 @@ constexpr int kPadDepth = 256;
 constexpr int kPadChain = 32;
 constexpr uint64_t kSampleMask = 63;  // measure overhead on 1 call in 64
 constexpr int kMaxPorts = 8;
+// How far a paced sender may fall behind the virtual link and catch up.
+constexpr double kPaceBurstNs = 20'000;
 
 struct Counter {
   std::atomic<uint64_t> v{0};
@@ -433,7 +435,8 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port) {
     if (e.pace && link->target_bps > 0) {
       link->pacer = std::make_unique<emulate::Pacer>(
           BytesPerTick(link->target_bps),
-          link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0, ReadTsc());
+          link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0, ReadTsc(),
+          e.cal.NsToTicks(kPaceBurstNs));
     }
     const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
     if (unknown && !e.warned_rate.exchange(true)) {
