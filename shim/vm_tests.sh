@@ -9,8 +9,7 @@
 # Then: tests/vm/run shim/vm_tests.sh
 #   or: soft-roce/vm --topology pair -- shim/vm_tests.sh
 source "$(dirname "$0")/../tests/vm/lib.sh"
-
-VERBSEMU=${VERBSEMU:-bazel-bin/shim/verbsemu}
+source "$(dirname "$0")/vm_lib.sh"
 LAT_US=${VM_SHIM_LATENCY_US:-100}  # large against rxe's 12-70 us noise
 
 if ! have_rxe; then
@@ -18,63 +17,17 @@ if ! have_rxe; then
   summary
   exit 0
 fi
-if [ ! -x "$VERBSEMU" ] || [ ! -f "$(dirname "$VERBSEMU")/libverbsemu.so" ]; then
+if ! shim_ready; then
   fail shim "$VERBSEMU or libverbsemu.so missing: bazel build //shim:libverbsemu.so //shim:verbsemu on the host"
   summary
   exit 0
 fi
 
-# shimmed REPORT FLAGS... -- CMD...: CMD under the shim, report appended to REPORT.
-shimmed() {
-  local report=$1
-  shift
-  local flags=()
-  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
-  shift
-  "$VERBSEMU" run --report "$report" "${flags[@]}" -- "$@"
+lat_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> t_typical (us)
+  perf_pair lat "$@"
 }
-
-# report_saw REPORT: the shim saw work requests on some device.
-report_saw() { grep -q "^device .*wrs [1-9]" "$1" 2>/dev/null; }
-report_field() {  # REPORT REGEX: first number after REGEX summed over devices
-  awk -v re="$2" '/^device / { if (match($0, re "[0-9.]+")) { s += substr($0, RSTART + length(re), RLENGTH - length(re)) + 0 } } END { print s + 0 }' "$1" 2>/dev/null
-}
-
-# lat_run TAG TEST SIZE ITERS FLAGS|- EXTRA...: runs a perftest latency pair,
-# native when FLAGS is "-", else both ends under the shim with FLAGS (comma
-# separated). Prints t_typical (us), or nothing on failure.
-lat_run() {
-  local tag=$1 test=$2 size=$3 iters=$4 flags=$5
-  shift 5
-  local port
-  port=$(new_port)
-  local pre=()
-  if [ "$flags" != - ]; then
-    pre=(shimmed "$VM_LOGDIR/$tag.report" ${flags//,/ } --)
-  fi
-  if run_pair "$tag" 180 "tcp_listening $port" \
-    -- "${pre[@]}" "$test" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -s "$size" -n "$iters" "$@" \
-    -- "${pre[@]}" "$test" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -s "$size" -n "$iters" "$@" "$SERVER_ADDR"; then
-    perftest_row "$VM_LOGDIR/$tag.client" | awk -v s="$size" -v n="$iters" \
-      'NF >= 9 && $1 == s && $2 == n && $3 > 0 && $3 <= $5 && $5 <= $4 {print $5}'
-  fi
-}
-
-bw_run() {  # as lat_run; prints BW average (MB/s)
-  local tag=$1 test=$2 size=$3 iters=$4 flags=$5
-  shift 5
-  local port
-  port=$(new_port)
-  local pre=()
-  if [ "$flags" != - ]; then
-    pre=(shimmed "$VM_LOGDIR/$tag.report" ${flags//,/ } --)
-  fi
-  if run_pair "$tag" 240 "tcp_listening $port" \
-    -- "${pre[@]}" "$test" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -s "$size" -n "$iters" "$@" \
-    -- "${pre[@]}" "$test" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -s "$size" -n "$iters" "$@" "$SERVER_ADDR"; then
-    perftest_row "$VM_LOGDIR/$tag.client" | awk -v s="$size" -v n="$iters" \
-      'NF >= 5 && $1 == s && $2 == n && $4 > 0 {print $4}'
-  fi
+bw_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> BW average (MB/s)
+  perf_pair bw "$@" | awk '{print $1}'
 }
 
 # 0. The shim loads into a verbs program and sees the device.

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# End-to-end accuracy of libverbsemu.so on rxe (issue 3, item 7, second
+# level). Runs inside soft-roce/vm, pair topology (rxe0 <-> rxe1 over veth);
+# native and shim runs alternate within the one boot, so boot-to-boot noise
+# (about +-50% on rxe in TCG) cancels. Prints markdown tables.
+#
+# Host side, first: bazel build //shim:libverbsemu.so //shim:verbsemu
+# Then: soft-roce/vm --topology pair --timeout 5400 -- tools/accuracy_e2e.sh [--rounds N] [--quick]
+#
+# Latency: added latency = median of the shim runs' t_typical - median of the
+# native runs' t_typical; CI = 95% interval of that difference from the
+# spread of the runs; noise floor = standard deviation of the native medians.
+# Bandwidth: measured = median shim BW / median native BW, against the target
+# share; noise floor = relative standard deviation of the native runs.
+set -u
+cd "$(dirname "$0")/.."
+source tests/vm/lib.sh
+source shim/vm_lib.sh
+
+ROUNDS=5
+BW_ROUNDS=3
+LAT_ITERS=1000
+BW_SIZE=1048576
+BW_ITERS=40
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) ROUNDS=$2; BW_ROUNDS=$2; shift 2 ;;
+    --quick) ROUNDS=2; BW_ROUNDS=1; LAT_ITERS=300; BW_ITERS=15; shift ;;
+    *) echo "accuracy_e2e.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+if ! have_rxe; then
+  echo "accuracy_e2e.sh: no active rxe port; run it inside soft-roce/vm" >&2
+  exit 2
+fi
+if ! shim_ready; then
+  echo "accuracy_e2e.sh: build //shim:libverbsemu.so and //shim:verbsemu on the host first" >&2
+  exit 2
+fi
+PERF_TIMEOUT=600
+export PERF_TIMEOUT
+
+# stats VALUES...: "median mean sd n" (sd: sample standard deviation)
+stats() {
+  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1; s += $1; q += $1 * $1}
+    END {
+      n = NR; if (n == 0) { print "nan nan nan 0"; exit }
+      m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+      mean = s / n; var = (n > 1) ? (q - n * mean * mean) / (n - 1) : 0
+      if (var < 0) var = 0
+      printf "%.4f %.4f %.4f %d\n", m, mean, sqrt(var), n
+    }'
+}
+
+echo "## verbsemu end-to-end accuracy on rxe (soft-roce/vm, topology ${TOPOLOGY})"
+echo
+echo "$(date -u +%FT%TZ); $(uname -r); ${ROUNDS} latency rounds, ${BW_ROUNDS} bandwidth rounds;" \
+  "devices $SERVER_DEV <-> $CLIENT_DEV"
+
+# ---------------------------------------------------------------- latency
+echo
+echo "### Added latency (both ends under the shim; perftest t_typical = median, ${LAT_ITERS} iterations, 64 B)"
+echo
+echo "| test | target | native median | shim median | measured added | 95% CI | error % | noise floor (sd of native medians) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+for test in ib_send_lat ib_write_lat; do
+  for target in 1 2 4 8 16 64; do
+    nat=() emu=()
+    for r in $(seq "$ROUNDS"); do
+      v=$(perf_pair lat "acc_${test}_n${target}_$r" "$test" 64 "$LAT_ITERS" -)
+      [ -n "$v" ] && nat+=("$v")
+      v=$(perf_pair lat "acc_${test}_s${target}_$r" "$test" 64 "$LAT_ITERS" "--latency,${target}us")
+      [ -n "$v" ] && emu+=("$v")
+    done
+    if [ ${#nat[@]} = 0 ] || [ ${#emu[@]} = 0 ]; then
+      echo "| $test | +${target} us | (failed: ${#nat[@]} native, ${#emu[@]} shim runs) | | | | | |"
+      continue
+    fi
+    read -r nm _ nsd nn <<<"$(stats "${nat[@]}")"
+    read -r sm _ ssd sn <<<"$(stats "${emu[@]}")"
+    awk -v t="$target" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" -v ssd="$ssd" -v nn="$nn" -v sn="$sn" -v test="$test" 'BEGIN {
+      d = sm - nm; ci = 1.96 * sqrt(nsd * nsd / nn + ssd * ssd / sn)
+      printf "| %s | +%g us | %.2f us | %.2f us | %+.2f us | +-%.2f us | %+.1f | %.2f us (%.0f%% of target) |\n",
+        test, t, nm, sm, d, ci, 100 * (d - t) / t, nsd, 100 * nsd / t
+    }'
+  done
+done
+
+# -------------------------------------------------------------- bandwidth
+echo
+echo "### ib_write_bw, ${BW_SIZE} B messages, ${BW_ITERS} iterations: target share of native bandwidth"
+echo
+nat=()
+for r in $(seq "$BW_ROUNDS"); do
+  v=$(perf_pair bw "acc_bw_native_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
+  [ -n "$v" ] && nat+=("$v")
+done
+if [ ${#nat[@]} = 0 ]; then
+  echo "(native ib_write_bw failed; see $VM_LOGDIR)"
+else
+  read -r NAT_BW _ NAT_SD _ <<<"$(stats "${nat[@]}")"
+  echo "Native: median ${NAT_BW} MB/s over ${#nat[@]} runs (sd ${NAT_SD}); pace's link rate is set to it."
+  echo
+  echo "| mode | target | native | shim | measured share | error % | noise floor (native rel. sd) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for mode in pad pace; do
+    for pct in 100 75 50 25 10; do
+      emu=() nat2=()
+      for r in $(seq "$BW_ROUNDS"); do
+        v=$(perf_pair bw "acc_bw_n_${mode}${pct}_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
+        [ -n "$v" ] && nat2+=("$v")
+        flags="--bandwidth,${pct}%,--bw-mode,$mode"
+        [ "$mode" = pace ] && flags="$flags,--link-bandwidth,${NAT_BW}MiB/s"
+        v=$(perf_pair bw "acc_bw_${mode}${pct}_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" "$flags" | awk '{print $1}')
+        [ -n "$v" ] && emu+=("$v")
+      done
+      if [ ${#emu[@]} = 0 ] || [ ${#nat2[@]} = 0 ]; then
+        echo "| $mode | ${pct}% | | (failed) | | | |"
+        continue
+      fi
+      read -r nm _ nsd _ <<<"$(stats "${nat2[@]}")"
+      read -r sm _ _ _ <<<"$(stats "${emu[@]}")"
+      awk -v mode="$mode" -v p="$pct" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" 'BEGIN {
+        share = sm / nm; t = p / 100
+        printf "| %s | %d%% | %.1f MB/s | %.1f MB/s | %.1f%% | %+.1f | %.1f%% |\n",
+          mode, p, nm, sm, 100 * share, 100 * (share - t) / t, 100 * nsd / nm
+      }'
+    done
+  done
+fi
+
+# ------------------------------------------ message rate and knob crosstalk
+echo
+echo "### Knob independence"
+echo
+echo "| case | native | shim | shim / native | goal |"
+echo "|---|---:|---:|---:|---|"
+for mode in pad pace; do
+  nat=() emu=()
+  for r in $(seq "$BW_ROUNDS"); do
+    v=$(perf_pair bw "acc_rate_n_${mode}_$r" ib_write_bw 64 20000 - | awk '{print $2}')
+    [ -n "$v" ] && nat+=("$v")
+    flags="--bandwidth,50%,--bw-mode,$mode"
+    [ "$mode" = pace ] && flags="$flags,--link-bandwidth,${NAT_BW:-40}MiB/s"
+    v=$(perf_pair bw "acc_rate_${mode}_$r" ib_write_bw 64 20000 "$flags" | awk '{print $2}')
+    [ -n "$v" ] && emu+=("$v")
+  done
+  if [ ${#nat[@]} -gt 0 ] && [ ${#emu[@]} -gt 0 ]; then
+    read -r nm _ _ _ <<<"$(stats "${nat[@]}")"
+    read -r sm _ _ _ <<<"$(stats "${emu[@]}")"
+    awk -v m="$mode" -v nm="$nm" -v sm="$sm" 'BEGIN {
+      printf "| 64 B ib_write_bw message rate, bandwidth 50%% (%s) | %.4f Mpps | %.4f Mpps | %.1f%% | >= 98%% |\n", m, nm, sm, 100 * sm / nm }'
+  else
+    echo "| 64 B message rate, bandwidth 50% ($mode) | (failed) | | | |"
+  fi
+done
+nat=() emu=()
+for r in $(seq "$BW_ROUNDS"); do
+  v=$(perf_pair bw "acc_latbw_n_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
+  [ -n "$v" ] && nat+=("$v")
+  v=$(perf_pair bw "acc_latbw_s_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" "--latency,8us" | awk '{print $1}')
+  [ -n "$v" ] && emu+=("$v")
+done
+if [ ${#nat[@]} -gt 0 ] && [ ${#emu[@]} -gt 0 ]; then
+  read -r nm _ nsd _ <<<"$(stats "${nat[@]}")"
+  read -r sm _ _ _ <<<"$(stats "${emu[@]}")"
+  awk -v nm="$nm" -v sm="$sm" -v nsd="$nsd" 'BEGIN {
+    printf "| %d B ib_write_bw bandwidth under latency +8 us | %.1f MB/s | %.1f MB/s | %.1f%% (noise floor %.1f%%) | within 1%% |\n", '"$BW_SIZE"', nm, sm, 100 * sm / nm, 100 * nsd / nm }'
+else
+  echo "| bandwidth under latency +8 us | (failed) | | | |"
+fi
+echo
+echo "logs: $VM_LOGDIR"
