@@ -9,6 +9,14 @@ shim_ready() {
   [ -x "$VERBSEMU" ] && [ -f "$(dirname "$VERBSEMU")/libverbsemu.so" ]
 }
 
+# shim_prefix REPORT FLAGS...: sets the array PREFIX to the command words that
+# run a program under the shim (for run_pair, which cannot run functions).
+shim_prefix() {
+  local report=$1
+  shift
+  PREFIX=("$VERBSEMU" run --report "$report" "$@" --)
+}
+
 # shimmed REPORT FLAGS... -- CMD...: CMD under the shim, report appended to REPORT.
 shimmed() {
   local report=$1
@@ -38,7 +46,8 @@ perf_pair() {
   port=$(new_port)
   local pre=()
   if [ "$flags" != - ]; then
-    pre=(shimmed "$VM_LOGDIR/$tag.report" ${flags//,/ } --)
+    shim_prefix "$VM_LOGDIR/$tag.report" ${flags//,/ }
+    pre=("${PREFIX[@]}")
   fi
   rm -f "$VM_LOGDIR/$tag.report"
   if run_pair "$tag" "${PERF_TIMEOUT:-300}" "tcp_listening $port" \

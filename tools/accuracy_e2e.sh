@@ -4,7 +4,7 @@
 # native and shim runs alternate within the one boot, so boot-to-boot noise
 # (about +-50% on rxe in TCG) cancels. Prints markdown tables.
 #
-# Host side, first: bazel build //shim:libverbsemu.so //shim:verbsemu
+# Host side, first: bazel build //shim/...
 # Then: soft-roce/vm --topology pair --timeout 5400 -- tools/accuracy_e2e.sh [--rounds N] [--quick]
 #
 # Latency: added latency = median of the shim runs' t_typical - median of the
