@@ -14,7 +14,9 @@ shim_ready() {
 shim_prefix() {
   local report=$1
   shift
-  PREFIX=("$VERBSEMU" run --report "$report" "$@" --)
+  # No "--": run_pair splits its arguments on it (the launcher takes the
+  # first word that is not an option as the command).
+  PREFIX=("$VERBSEMU" run --report "$report" "$@")
 }
 
 # shimmed REPORT FLAGS... -- CMD...: CMD under the shim, report appended to REPORT.
