@@ -87,9 +87,10 @@ for path in "" --use_old_post_send; do
       fail "$name" "the shim's report shows no work requests" "$VM_LOGDIR/$tag.report"
       continue
     fi
-    # Must rise by at least half the target (rxe's own noise is far smaller
-    # than LAT_US within one boot) and not by more than 3x it.
-    if awk -v b="$base" -v e="$emu" -v l="$lat" 'BEGIN {d = e - b; exit !(d >= 0.5 * l && d <= 3 * l + b)}'; then
+    # Must rise by at least half the target. No upper bound: rxe in a 2-vCPU
+    # TCG guest is bimodal (a run sometimes waits a 4 ms timer tick for rxe's
+    # softirq work while both perftest ends busy-poll), natively too.
+    if awk -v b="$base" -v e="$emu" -v l="$lat" 'BEGIN {d = e - b; exit !(d >= 0.5 * l)}'; then
       pass "$name: t_typical $base -> $emu us"
     else
       fail "$name" "t_typical $base -> $emu us does not show +${lat} us" "$VM_LOGDIR/$tag.client"
