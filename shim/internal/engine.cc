@@ -1443,8 +1443,14 @@ void WriteReport() {
   std::fwrite(text.data(), 1, text.size(), f.get());
 }
 
-void AtForkPrepare() { E().mu.lock(); }
-void AtForkParent() { E().mu.unlock(); }
+void AtForkPrepare() {
+  E().mu.lock();
+  Caches().mu.lock();
+}
+void AtForkParent() {
+  Caches().mu.unlock();
+  E().mu.unlock();
+}
 // Forgets every thread's cached counts (caller holds e.mu).
 void ClearCachesLocked(bool forget_qps) {
   CacheRegistry& r = Caches();
@@ -1464,6 +1470,7 @@ void ClearCachesLocked(bool forget_qps) {
 
 void AtForkChild() {
   Engine& e = E();
+  Caches().mu.unlock();
   e.mu.unlock();
   std::lock_guard<std::mutex> lock(e.mu);
   ClearCachesLocked(/*forget_qps=*/false);
