@@ -40,15 +40,19 @@ fi
 PERF_TIMEOUT=600
 export PERF_TIMEOUT
 
+# The guest's busybox awk has no math library: square root by Newton.
+AWK_SQRT='function sq(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }'
+
 # stats VALUES...: "median mean sd n" (sd: sample standard deviation)
 stats() {
-  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1; s += $1; q += $1 * $1}
+  printf '%s\n' "$@" | sort -n | awk "$AWK_SQRT"'
+    {v[NR] = $1; s += $1; q += $1 * $1}
     END {
       n = NR; if (n == 0) { print "nan nan nan 0"; exit }
       m = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
       mean = s / n; var = (n > 1) ? (q - n * mean * mean) / (n - 1) : 0
       if (var < 0) var = 0
-      printf "%.4f %.4f %.4f %d\n", m, mean, sqrt(var), n
+      printf "%.4f %.4f %.4f %d\n", m, mean, sq(var), n
     }'
 }
 
@@ -78,8 +82,9 @@ for test in ib_send_lat ib_write_lat; do
     fi
     read -r nm _ nsd nn <<<"$(stats "${nat[@]}")"
     read -r sm _ ssd sn <<<"$(stats "${emu[@]}")"
-    awk -v t="$target" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" -v ssd="$ssd" -v nn="$nn" -v sn="$sn" -v test="$test" 'BEGIN {
-      d = sm - nm; ci = 1.96 * sqrt(nsd * nsd / nn + ssd * ssd / sn)
+    awk -v t="$target" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" -v ssd="$ssd" -v nn="$nn" -v sn="$sn" -v test="$test" "$AWK_SQRT"'
+    BEGIN {
+      d = sm - nm; ci = 1.96 * sq(nsd * nsd / nn + ssd * ssd / sn)
       printf "| %s | +%g us | %.2f us | %.2f us | %+.2f us | +-%.2f us | %+.1f | %.2f us (%.0f%% of target) |\n",
         test, t, nm, sm, d, ci, 100 * (d - t) / t, nsd, 100 * nsd / t
     }'
