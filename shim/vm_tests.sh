@@ -23,8 +23,10 @@ if ! shim_ready; then
   exit 0
 fi
 
-lat_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> t_typical (us)
-  perf_pair lat "$@"
+lat_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> "t_min t_typical" (us)
+  local tag=$1
+  perf_pair lat "$@" >/dev/null
+  perftest_row "$VM_LOGDIR/$tag.client" | awk 'NF >= 9 && $3 > 0 {print $3, $5}'
 }
 bw_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> BW average (MB/s)
   perf_pair bw "$@" | awk '{print $1}'
@@ -68,16 +70,17 @@ else
   fail "privately dlopen'ed libibverbs" "$probe missing: bazel build //shim/... on the host"
 fi
 
-# 1. perftest latency under +LAT_US on both ends.
+# 1. perftest latency under +LAT_US on both ends. Judged on t_min: the spin
+#    is a hard floor under every iteration, while rxe in a 2-vCPU TCG guest is
+#    bimodal (whole runs sometimes wait a 4 ms timer tick for rxe's softirq
+#    work while both perftest ends busy-poll, natively too), which t_typical
+#    inherits.
 for path in "" --use_old_post_send; do
   for test in ib_send_lat ib_write_lat ib_read_lat; do
+    name="$test${path:+ $path} +${LAT_US}us [$TOPOLOGY]"
     base=$(lat_run "${test}_native$path" "$test" 64 300 - $path)
-    # The added latency must stand out of rxe's noise in this boot: at least
-    # LAT_US, at least the native latency itself.
-    lat=$(awk -v b="${base:-0}" -v l="$LAT_US" 'BEGIN {printf "%d", (b > l ? b : l)}')
-    name="$test${path:+ $path} +${lat}us [$TOPOLOGY]"
     tag="${test}_shim$path"
-    emu=$(lat_run "$tag" "$test" 64 300 "--latency,${lat}us" $path)
+    emu=$(lat_run "$tag" "$test" 64 300 "--latency,${LAT_US}us" $path)
     if [ -z "$base" ] || [ -z "$emu" ]; then
       fail "$name" "did not complete (native '$base', shim '$emu')" \
         "$VM_LOGDIR/$tag.client" "$VM_LOGDIR/$tag.server"
@@ -87,13 +90,12 @@ for path in "" --use_old_post_send; do
       fail "$name" "the shim's report shows no work requests" "$VM_LOGDIR/$tag.report"
       continue
     fi
-    # Must rise by at least half the target. No upper bound: rxe in a 2-vCPU
-    # TCG guest is bimodal (a run sometimes waits a 4 ms timer tick for rxe's
-    # softirq work while both perftest ends busy-poll), natively too.
-    if awk -v b="$base" -v e="$emu" -v l="$lat" 'BEGIN {d = e - b; exit !(d >= 0.5 * l)}'; then
-      pass "$name: t_typical $base -> $emu us"
+    read -r bmin btyp <<<"$base"
+    read -r emin etyp <<<"$emu"
+    if awk -v b="$bmin" -v e="$emin" -v l="$LAT_US" 'BEGIN {exit !(e - b >= 0.5 * l)}'; then
+      pass "$name: t_min $bmin -> $emin us, t_typical $btyp -> $etyp us"
     else
-      fail "$name" "t_typical $base -> $emu us does not show +${lat} us" "$VM_LOGDIR/$tag.client"
+      fail "$name" "t_min $bmin -> $emin us does not show +${LAT_US} us" "$VM_LOGDIR/$tag.client"
     fi
   done
 done
