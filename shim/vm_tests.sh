@@ -25,7 +25,7 @@ fi
 
 lat_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> "t_min t_typical" (us)
   local tag=$1
-  perf_pair lat "$@" >/dev/null
+  [ -n "$(perf_pair lat "$@")" ] || return 0  # failed: print nothing
   perftest_row "$VM_LOGDIR/$tag.client" | awk 'NF >= 9 && $3 > 0 {print $3, $5}'
 }
 bw_run() {  # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> BW average (MB/s)
