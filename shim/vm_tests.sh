@@ -70,32 +70,45 @@ else
   fail "privately dlopen'ed libibverbs" "$probe missing: bazel build //shim/... on the host"
 fi
 
-# 1. perftest latency under +LAT_US on both ends. Judged on t_min: the spin
-#    is a hard floor under every iteration, while rxe in a 2-vCPU TCG guest is
-#    bimodal (whole runs sometimes wait a 4 ms timer tick for rxe's softirq
-#    work while both perftest ends busy-poll, natively too), which t_typical
-#    inherits.
+# 1. perftest latency under +LAT_US on both ends. Judged on t_min, the best
+#    of up to 3 interleaved native/shim attempts: the spin is a hard floor
+#    under every iteration, while rxe in a 2-vCPU TCG guest on a loaded host
+#    stalls whole runs (a 4 ms timer tick waiting for rxe's softirq work while
+#    both perftest ends busy-poll, natively too), which inflates t_typical and
+#    sometimes even a run's t_min. Stalls only ever make a run slower, so the
+#    minimum over attempts is the honest comparison.
+min_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "") print b; else if (b == "") print a; else print (a < b ? a : b)}'; }
 for path in "" --use_old_post_send; do
   for test in ib_send_lat ib_write_lat ib_read_lat; do
     name="$test${path:+ $path} +${LAT_US}us [$TOPOLOGY]"
-    base=$(lat_run "${test}_native$path" "$test" 64 300 - $path)
-    tag="${test}_shim$path"
-    emu=$(lat_run "$tag" "$test" 64 300 "--latency,${LAT_US}us" $path)
-    if [ -z "$base" ] || [ -z "$emu" ]; then
-      fail "$name" "did not complete (native '$base', shim '$emu')" \
-        "$VM_LOGDIR/$tag.client" "$VM_LOGDIR/$tag.server"
-      continue
-    fi
-    if ! report_saw "$VM_LOGDIR/$tag.report"; then
+    bmin="" emin="" btyp="" etyp="" ok=0 tag=""
+    for attempt in 1 2 3; do
+      base=$(lat_run "${test}_native${path}_$attempt" "$test" 64 300 - $path)
+      tag="${test}_shim${path}_$attempt"
+      emu=$(lat_run "$tag" "$test" 64 300 "--latency,${LAT_US}us" $path)
+      if [ -z "$base" ] || [ -z "$emu" ]; then
+        continue
+      fi
+      if ! report_saw "$VM_LOGDIR/$tag.report"; then
+        ok=2
+        break
+      fi
+      bmin=$(min_of "$bmin" "${base%% *}")
+      emin=$(min_of "$emin" "${emu%% *}")
+      btyp=${base#* } etyp=${emu#* }
+      if awk -v b="$bmin" -v e="$emin" -v l="$LAT_US" 'BEGIN {exit !(e - b >= 0.5 * l)}'; then
+        ok=1
+        break
+      fi
+    done
+    if [ "$ok" = 1 ]; then
+      pass "$name: t_min $bmin -> $emin us (t_typical $btyp -> $etyp us, attempt $attempt)"
+    elif [ "$ok" = 2 ]; then
       fail "$name" "the shim's report shows no work requests" "$VM_LOGDIR/$tag.report"
-      continue
-    fi
-    read -r bmin btyp <<<"$base"
-    read -r emin etyp <<<"$emu"
-    if awk -v b="$bmin" -v e="$emin" -v l="$LAT_US" 'BEGIN {exit !(e - b >= 0.5 * l)}'; then
-      pass "$name: t_min $bmin -> $emin us, t_typical $btyp -> $etyp us"
+    elif [ -z "$bmin" ]; then
+      fail "$name" "did not complete in 3 attempts" "$VM_LOGDIR/$tag.client" "$VM_LOGDIR/$tag.server"
     else
-      fail "$name" "t_min $bmin -> $emin us does not show +${LAT_US} us" "$VM_LOGDIR/$tag.client"
+      fail "$name" "best t_min $bmin -> $emin us does not show +${LAT_US} us" "$VM_LOGDIR/$tag.client"
     fi
   done
 done
