@@ -329,6 +329,22 @@ TEST_F(ShimTest, LatencyIsInjectedBeforeTheRealPost) {
   EXPECT_EQ(d.post_calls.load(), 5u);  // once per chain, not per WR
 }
 
+TEST_F(ShimTest, LongDelaySleepsButStillMeetsTheDeadline) {
+  emulate::Config cfg;
+  cfg.latency_ns = 600'000;  // above the sleep threshold: sleep, then spin
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 8);
+  for (int i = 0; i < 3; ++i) {
+    ibv_send_wr* bad = nullptr;
+    const uint64_t t0 = emulate::ReadTsc();
+    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+              Cal().NsToTicks(600'000));
+  }
+}
+
 TEST_F(ShimTest, LatencyAlsoOnWrComplete) {
   emulate::Config cfg;
   cfg.latency_ns = 10'000;

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +52,10 @@ constexpr uint64_t kSampleMask = 63;  // measure overhead on 1 call in 64
 constexpr int kMaxPorts = 8;
 // How far a paced sender may fall behind the virtual link and catch up.
 constexpr double kPaceBurstNs = 20'000;
+// Waits longer than kSleepAboveNs sleep until kSpinTailNs before the deadline
+// (Linux's default timer slack is 50 us), then spin.
+constexpr double kSleepAboveNs = 250'000;
+constexpr double kSpinTailNs = 120'000;
 
 struct Counter {
   std::atomic<uint64_t> v{0};
@@ -269,6 +274,8 @@ struct Engine {
   bool calibrated = false;
   emulate::DelayModel delay;
   uint64_t tsc_read_cost = 0;
+  uint64_t sleep_above_ticks = ~uint64_t{0};  // waits longer than this sleep
+  uint64_t spin_tail_ticks = 0;               // ... except for this tail
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
   std::atomic<bool> warned_rate{false}, warned_pad{false};
 };
@@ -633,6 +640,17 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, uint64_t bytes,
   if (!e.delay.enabled() && release == t0) return 0;
   const uint64_t deadline =
       e.delay.enabled() ? e.delay.Deadline(release) : release;
+  // Long waits (pacing large messages, millisecond latencies) sleep for all
+  // but the last stretch, which is spun: a soft device such as rxe needs the
+  // CPU the spin would burn, and the spin keeps the deadline exact.
+  const uint64_t now = ReadTsc();
+  if (deadline > now && deadline - now > e.sleep_above_ticks) {
+    const double ns = e.cal.TicksToNs(deadline - now - e.spin_tail_ticks);
+    timespec ts;
+    ts.tv_sec = static_cast<time_t>(ns / 1e9);
+    ts.tv_nsec = static_cast<long>(ns - static_cast<double>(ts.tv_sec) * 1e9);
+    nanosleep(&ts, nullptr);
+  }
   emulate::TscClock clock;
   const uint64_t end = emulate::SpinUntil(clock, deadline);
   return end - t0;
@@ -960,6 +978,8 @@ void EnsureCalibratedLocked() {
   e.cal = emulate::ProcessTscCalibration();
   e.delay = emulate::DelayModel(e.cal.NsToTicks(e.config.latency_ns),
                                 e.cal.spin_fixed_cost_ticks);
+  e.sleep_above_ticks = e.cal.NsToTicks(kSleepAboveNs);
+  e.spin_tail_ticks = e.cal.NsToTicks(kSpinTailNs);
   e.calibrated = true;
 }
 
@@ -1197,6 +1217,8 @@ void ConfigureWithCalibration(const emulate::Config& config,
   e.calibrated = true;
   e.delay = emulate::DelayModel(cal.NsToTicks(config.latency_ns),
                                 cal.spin_fixed_cost_ticks);
+  e.sleep_above_ticks = cal.NsToTicks(kSleepAboveNs);
+  e.spin_tail_ticks = cal.NsToTicks(kSpinTailNs);
   e.tsc_read_cost = MeasureTscReadCost();
 }
 
