@@ -109,7 +109,7 @@ nlohmann::json Timer::ToJson() const {
 #if defined(__x86_64__) || defined(__i386__)
                        "rdtscp+lfence"
 #else
-                        "clock_gettime(CLOCK_MONOTONIC_RAW)"
+                       "clock_gettime(CLOCK_MONOTONIC_RAW)"
 #endif
                       },
                       {"reference", "CLOCK_MONOTONIC"},
