@@ -59,6 +59,7 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
       ("post-list,l", po::value<uint32_t>(&o.post_list)->default_value(1), "bw: WRs per ibv_post_send")
       ("cq-mod,Q", po::value<uint32_t>(&o.cq_mod)->default_value(16), "bw: signal every N WRs")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "bw: both sides stream")
+      ("yield", po::bool_switch(&o.yield), "poll with sched_yield() (more pollers than cores); root passes it to peers")
       ("peers,P", po::value<int>(&o.peers)->default_value(1), "lop root: number of peers to accept")
       ("p", po::value<std::string>(&p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
       ("max-inline,I", po::value<uint32_t>(&o.max_inline)->default_value(256), "inline size to request from the device")

@@ -1,5 +1,7 @@
 #include "verbsbench/engine.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -37,10 +39,11 @@ inline uint8_t Tag(uint64_t k) { return static_cast<uint8_t>(k % 254 + 1); }
 // not hang the run). Reads the clock only every 64K spins.
 class Spinner {
  public:
-  Spinner(uint64_t timeout_ticks, const char* what)
-      : deadline_(ReadTicks() + timeout_ticks), what_(what) {}
+  Spinner(uint64_t timeout_ticks, const char* what, bool yield = false)
+      : deadline_(ReadTicks() + timeout_ticks), what_(what), yield_(yield) {}
   void Spin() {
-    if ((++spins_ & 0xffff) == 0 && ReadTicks() > deadline_) {
+    if (yield_) sched_yield();
+    if ((++spins_ & (yield_ ? 0xff : 0xffff)) == 0 && ReadTicks() > deadline_) {
       throw std::runtime_error(std::string("timed out ") + what_);
     }
   }
@@ -48,6 +51,7 @@ class Spinner {
  private:
   uint64_t deadline_;
   const char* what_;
+  bool yield_;
   uint64_t spins_ = 0;
 };
 
@@ -63,7 +67,8 @@ class Bench {
       : fabric_(fabric),
         timer_(timer),
         options_(options),
-        timeout_ticks_(static_cast<uint64_t>(options.timeout_s * timer.hz())) {}
+        timeout_ticks_(static_cast<uint64_t>(options.timeout_s * timer.hz())),
+        yield_(options.yield || fabric.config().yield) {}
 
   bool Inline(const Message& m) const {
     return m.inl && m.op != Op::kRead && m.size <= fabric_.max_inline();
@@ -139,7 +144,7 @@ class Bench {
   }
 
   void Reserve(Endpoint& ep, uint32_t n, uint32_t limit) {
-    Spinner spin(timeout_ticks_, "waiting for send completions");
+    Spinner spin(timeout_ticks_, "waiting for send completions", yield_);
     while (ep.outstanding + n > limit) {
       if (ep.signaled_pending == 0) {
         throw std::logic_error("send queue full with no signaled WR");
@@ -149,7 +154,7 @@ class Bench {
   }
 
   void Drain(Endpoint& ep) {
-    Spinner spin(timeout_ticks_, "draining send completions");
+    Spinner spin(timeout_ticks_, "draining send completions", yield_);
     while (ep.outstanding > 0) {
       if (ep.signaled_pending == 0) {
         throw std::logic_error("unsignaled WRs left at end of phase");
@@ -177,7 +182,7 @@ class Bench {
   }
 
   void WaitRecv(int n) {
-    Spinner spin(timeout_ticks_, "waiting for a message from a peer");
+    Spinner spin(timeout_ticks_, "waiting for a message from a peer", yield_);
     while (n > 0) {
       const int got = PollRecv(n);
       if (got == 0) {
@@ -189,7 +194,8 @@ class Bench {
 
   void WaitTag(Endpoint& ep, size_t size, uint8_t tag) {
     volatile uint8_t* p = ep.recv_buf + size - 1;
-    Spinner spin(timeout_ticks_, "waiting for an RDMA write from a peer");
+    Spinner spin(timeout_ticks_, "waiting for an RDMA write from a peer",
+                 yield_);
     while (*p != tag) {
       CpuRelax();
       spin.Spin();
@@ -271,7 +277,7 @@ class Bench {
         control.Send({{"type", "result"}, {"recorder", rec.ToJson()}});
       } else if (type == "sink") {
         const uint64_t count = cmd.at("count").get<uint64_t>();
-        Spinner spin(timeout_ticks_, "sinking messages");
+        Spinner spin(timeout_ticks_, "sinking messages", yield_);
         for (uint64_t got = 0; got < count;) {
           const int n = PollRecv(0);
           if (n == 0) spin.Spin();
@@ -310,7 +316,7 @@ class Bench {
     std::vector<ibv_send_wr> wrs(list);
     std::vector<ibv_sge> sges(list);
     uint64_t posted = 0, recv_left = expect_recv;
-    Spinner spin(timeout_ticks_, "streaming");
+    Spinner spin(timeout_ticks_, "streaming", yield_);
     const uint64_t start = ReadTicks();
     uint64_t last = start;
     while (posted < count || ep.outstanding > 0 || recv_left > 0) {
@@ -382,7 +388,7 @@ class Bench {
         Prepare(ep, m, Tag(k), true, 1, wr, sge);
         const uint64_t t0 = ReadTicks();
         Post(ep, &wr);
-        Spinner spin(timeout_ticks_, "waiting for an RDMA read");
+        Spinner spin(timeout_ticks_, "waiting for an RDMA read", yield_);
         while (ep.signaled_pending > 0) {
           if (PollSend() == 0) spin.Spin();
         }
@@ -628,6 +634,7 @@ class Bench {
   const Timer& timer_;
   const Options& options_;
   uint64_t timeout_ticks_;
+  bool yield_;
   // o_r measurement QPs (declared after the CQ: destroyed first).
   internal::CqPtr recv_cq_;
   std::vector<internal::QpPtr> recv_qps_;
@@ -652,6 +659,11 @@ uint64_t IterationsFor(const Options& o,
       2'000'000'000ull);
 }
 
+// RDMA read has no inline variant: run it once.
+bool SkipInline(const std::string& op, bool inl, const Options& o) {
+  return op == "read" && inl && o.inline_modes.size() > 1;
+}
+
 json ResultJson(const Recorder& rec, const Options& o) {
   json j = {{"stats", StatsJson(rec)}};
   if (o.raw_limit > 0) j["raw_ns"] = rec.raw();
@@ -663,6 +675,7 @@ json RunLat(Bench& bench, std::vector<Control>& controls, const Options& o,
   json results = json::array();
   for (const std::string& op_name : o.ops) {
     for (bool inl : o.inline_modes) {
+      if (SkipInline(op_name, inl, o)) continue;
       for (size_t size : o.sizes) {
         Message m{internal::ParseOp(op_name), size, inl};
         const double divisor = m.op == Op::kRead ? 1.0 : 2.0;
@@ -697,6 +710,7 @@ json RunBw(Bench& bench, Fabric& fabric, std::vector<Control>& controls,
   Control& control = controls.at(0);
   for (const std::string& op_name : o.ops) {
     for (bool inl : o.inline_modes) {
+      if (SkipInline(op_name, inl, o)) continue;
       for (size_t size : o.sizes) {
         Message m{internal::ParseOp(op_name), size, inl};
         auto run = [&](uint64_t count,
@@ -998,6 +1012,7 @@ nlohmann::json RunBenchmark(const Options& raw_options,
   cfg.rq_depth = o.rq_depth;
   cfg.max_inline = o.max_inline;
   cfg.timeout_s = o.timeout_s;
+  cfg.yield = o.yield;
   Fabric fabric(cfg);
   if (!o.host.empty()) {
     Control control = fabric.ConnectToRoot(o.host, o.port);

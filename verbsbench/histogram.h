@@ -55,7 +55,7 @@ class LogHistogram {
   // relative width); a peak counts if it holds >= min_fraction of samples and
   // the valley to any higher peak drops below half its height.
   std::vector<Mode> Modes(double resolution = 0.10,
-                          double min_fraction = 0.02) const;
+                          double min_fraction = 0.05) const;
 
   // Lossless serialisation (used to ship peers' histograms to the root).
   nlohmann::json ToJson() const;

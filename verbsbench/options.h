@@ -36,6 +36,11 @@ struct Options {
   uint32_t cq_mod = 16;    // bw: signal every cq_mod WRs
   bool bidirectional = false;
 
+  // Waiting: spin (default) or sched_yield() between polls; yield when
+  // more processes than cores poll (e.g. lop peers on one small host). The
+  // root passes its choice to the peers.
+  bool yield = false;
+
   int peers = 1;              // lop: P, peers to accept (root)
   std::vector<int> p_values;  // lop: p values measured (default 1..P)
 

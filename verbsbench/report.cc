@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -117,6 +118,7 @@ void PrintTable(const json& run, std::ostream& out) {
 }
 
 void WriteCsv(const json& run, std::ostream& out) {
+  out << std::setprecision(12);
   const std::string mode = run.value("mode", "");
   auto stat_cols = [&](const json& s) {
     out << s.value("count", 0ull) << "," << s.value("min_ns", 0.0) << ","
@@ -165,6 +167,7 @@ void WriteCsv(const json& run, std::ostream& out) {
 }
 
 void WriteHistograms(const json& run, std::ostream& out) {
+  out << std::setprecision(12);
   // gnuplot: one block per distribution, separated by two blank lines
   // (select with `index N`).
   auto block = [&](const std::string& label, const json& stats) {
@@ -195,6 +198,7 @@ void WriteHistograms(const json& run, std::ostream& out) {
 }
 
 void WriteRaw(const json& run, std::ostream& out) {
+  out << std::setprecision(12);
   out << "# label sample_ns\n";
   const std::string mode = run.value("mode", "");
   if (mode == "lat" || mode == "bw") {

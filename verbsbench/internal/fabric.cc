@@ -393,7 +393,8 @@ void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
                   {"max_size", config_.max_size},
                   {"sq_depth", config_.sq_depth},
                   {"rq_depth", config_.rq_depth},
-                  {"max_inline", config_.max_inline}});
+                  {"max_inline", config_.max_inline},
+                  {"yield", config_.yield}});
     control.Expect("hello_ack", config_.timeout_s);
     if (cm_method_ == "rdmacm") {
       rdma_cm_id* child =
@@ -434,6 +435,7 @@ Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
   config_.sq_depth = hello.at("sq_depth").get<uint32_t>();
   config_.rq_depth = hello.at("rq_depth").get<uint32_t>();
   config_.max_inline = hello.at("max_inline").get<uint32_t>();
+  config_.yield = config_.yield || hello.at("yield").get<bool>();
   control.Send({{"type", "hello_ack"}});
   if (cm_method_ == "rdmacm") {
     channel_.reset(rdma_create_event_channel());

@@ -29,6 +29,7 @@ struct FabricConfig {
   uint32_t rq_depth = 256;
   uint32_t max_inline = 256;  // requested; the device may grant less
   double timeout_s = 30;
+  bool yield = false;  // root → peers: poll with sched_yield()
 };
 
 struct Endpoint {
