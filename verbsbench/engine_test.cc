@@ -1,32 +1,36 @@
-// Loopback runs of the engine (root and peer in two threads, out-of-band TCP
+// Loopback runs of the engine (root and forked peers, out-of-band TCP
 // setup on 127.0.0.1 or rdma_cm on the device's address). Needs an RDMA
 // device: skips with the reason otherwise (rdma-core's find-or-skip).
 #include "verbsbench/engine.h"
 
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
 #include <sstream>
-#include <thread>
 
 namespace verbsbench {
 namespace {
 
 using nlohmann::json;
 
+// The first device whose port 1 is ACTIVE, read from sysfs (opening and
+// closing a device here would leave the process with a second rxe context).
 std::string FirstActiveDevice() {
   int n = 0;
   ibv_device** list = ibv_get_device_list(&n);
   std::string name;
   for (int i = 0; list && i < n && name.empty(); ++i) {
-    ibv_context* ctx = ibv_open_device(list[i]);
-    if (!ctx) continue;
-    ibv_port_attr port{};
-    if (ibv_query_port(ctx, 1, &port) == 0 && port.state == IBV_PORT_ACTIVE) {
+    std::ifstream state(std::string(list[i]->ibdev_path) + "/ports/1/state");
+    std::string line;
+    if (std::getline(state, line) && line.find("ACTIVE") != std::string::npos) {
       name = ibv_get_device_name(list[i]);
     }
-    ibv_close_device(ctx);
   }
   if (list) ibv_free_device_list(list);
   return name;
@@ -50,20 +54,12 @@ class EngineLoopback : public ::testing::Test {
     o.timeout_s = 60;
     const char* gid = std::getenv("VERBSEMU_VM_GID0");
     if (gid) o.gid_index = std::atoi(gid);
-    json root;
-    std::string root_error;
-    std::ostringstream log;
-    std::thread root_thread([&] {
-      try {
-        root = RunBenchmark(o, log);
-      } catch (const std::exception& e) {
-        root_error = e.what();
-      }
-    });
-    std::vector<std::thread> peer_threads;
-    std::vector<std::string> peer_errors(static_cast<size_t>(peers));
+    // Peers are separate processes, as in real use (forked before the root
+    // opens the device).
+    std::vector<pid_t> children;
     for (int i = 0; i < peers; ++i) {
-      peer_threads.emplace_back([&, i] {
+      const pid_t pid = fork();
+      if (pid == 0) {
         Options p = o;
         p.host = "127.0.0.1";
         p.peers = 1;
@@ -72,14 +68,26 @@ class EngineLoopback : public ::testing::Test {
         try {
           RunBenchmark(p, plog);
         } catch (const std::exception& e) {
-          peer_errors[static_cast<size_t>(i)] = e.what();
+          std::cerr << "peer " << i << ": " << e.what() << "\n";
+          _exit(1);
         }
-      });
+        _exit(0);
+      }
+      children.push_back(pid);
     }
-    for (auto& t : peer_threads) t.join();
-    root_thread.join();
-    EXPECT_EQ(root_error, "");
-    for (const auto& e : peer_errors) EXPECT_EQ(e, "");
+    json root;
+    std::ostringstream log;
+    try {
+      root = RunBenchmark(o, log);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "root: " << e.what();
+    }
+    for (pid_t pid : children) {
+      int status = 0;
+      waitpid(pid, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "peer status " << status;
+    }
     return root;
   }
 

@@ -183,7 +183,7 @@ bw_case "bw write 8 inline" auto write 8 3000 --inline on
 
 # ---- lop -------------------------------------------------------------------
 tag=lop3
-if vb_run "$tag" 3 lop -P 3 -n 100 -w 10 --csv "$VM_LOGDIR/$tag.csv" -- -q; then
+if vb_run "$tag" 3 lop -P 3 --yield -n 100 -w 10 --csv "$VM_LOGDIR/$tag.csv" -- -q; then
   missing=""
   for name in rtt2_1n_send_inline rtt2_n1_send_inline rtt2_1n_write_normal rtt2_n1_write_normal \
     os_send_single os_send_list os_write_single_inline or_recv_single or_recv_list \
@@ -207,7 +207,7 @@ else
 fi
 
 tag=lop_tcp
-if vb_run "$tag" 2 lop -P 2 --cm tcp "${ROOT_DEV[@]}" --op write --inline off -n 50 -w 5 -D 0 \
+if vb_run "$tag" 2 lop -P 2 --yield --cm tcp "${ROOT_DEV[@]}" --op write --inline off -n 50 -w 5 -D 0 \
   -- --cm tcp "${PEER_DEV[@]}" -q; then
   n=$("$JG" "$VM_LOGDIR/$tag.json" /lop/curves --size)
   if [ "$(jget "$tag" /device/connection)" = tcp ] && [ "$n" -ge 6 ]; then
@@ -217,6 +217,18 @@ if vb_run "$tag" 2 lop -P 2 --cm tcp "${ROOT_DEV[@]}" --op write --inline off -n
   fi
 else
   fail "lop -P 2 tcp" "run failed" $(logs "$tag") "$VM_LOGDIR/$tag.peer1"
+fi
+
+# ---- engine unit tests that need a device (skipped on the host) ----------
+ET=$PWD/bazel-bin/verbsbench/engine_test
+if [ -x "$ET" ]; then
+  if timeout 300 "$ET" >"$VM_LOGDIR/engine_test.log" 2>&1 && ! grep -q SKIPPED "$VM_LOGDIR/engine_test.log"; then
+    pass "engine_test: $(grep -c '^\[       OK' "$VM_LOGDIR/engine_test.log") loopback tests (OOB tcp on 127.0.0.1)"
+  else
+    fail "engine_test" "failed or skipped" "$VM_LOGDIR/engine_test.log"
+  fi
+else
+  skip engine_test "not built (bazel build //verbsbench:engine_test)"
 fi
 
 # ---- errors ----------------------------------------------------------------

@@ -75,6 +75,11 @@ Fd Control::Listen(const std::string& bind_address, uint16_t port) {
     }
     int one = 1;
     setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ai->ai_family == AF_INET6) {
+      // Accept IPv4 peers on the IPv6 wildcard too (bindv6only may be set).
+      int zero = 0;
+      setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    }
     if (bind(fd.get(), ai->ai_addr, ai->ai_addrlen) == 0 &&
         listen(fd.get(), 64) == 0) {
       return fd;
