@@ -38,6 +38,7 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
   Options& o = cl.options;
   std::vector<std::string> ops;
   std::string inline_mode, size_spec, p_spec;
+  bool yield = false;
   po::options_description desc("options");
   // clang-format off
   desc.add_options()
@@ -59,7 +60,8 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
       ("post-list,l", po::value<uint32_t>(&o.post_list)->default_value(1), "bw: WRs per ibv_post_send")
       ("cq-mod,Q", po::value<uint32_t>(&o.cq_mod)->default_value(16), "bw: signal every N WRs")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "bw: both sides stream")
-      ("yield", po::bool_switch(&o.yield), "poll with sched_yield() (more pollers than cores); root passes it to peers")
+      ("wait", po::value<std::string>(&o.wait)->default_value("spin"), "spin|yield|event: how to wait (yield/event when pollers outnumber cores); root passes it to peers")
+      ("yield", po::bool_switch(&yield), "same as --wait yield")
       ("peers,P", po::value<int>(&o.peers)->default_value(1), "lop root: number of peers to accept")
       ("p", po::value<std::string>(&p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
       ("max-inline,I", po::value<uint32_t>(&o.max_inline)->default_value(256), "inline size to request from the device")
@@ -114,6 +116,11 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
   if (o.cm != "auto" && o.cm != "rdmacm" && o.cm != "tcp") {
     throw std::invalid_argument("bad --cm '" + o.cm +
                                 "' (auto, rdmacm or tcp)");
+  }
+  if (yield) o.wait = "yield";
+  if (o.wait != "spin" && o.wait != "yield" && o.wait != "event") {
+    throw std::invalid_argument("bad --wait '" + o.wait +
+                                "' (spin, yield or event)");
   }
   if (!cl.outputs.raw.empty() && o.raw_limit == 0) o.raw_limit = 100000;
   if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be > 0");

@@ -1,8 +1,10 @@
 #include "verbsbench/engine.h"
 
+#include <poll.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -68,7 +70,12 @@ class Bench {
         timer_(timer),
         options_(options),
         timeout_ticks_(static_cast<uint64_t>(options.timeout_s * timer.hz())),
-        yield_(options.yield || fabric.config().yield) {}
+        wait_(options.host.empty()     ? options.wait
+              : options.wait != "spin" ? options.wait
+                                       : fabric.config().wait),
+        // The root never sleeps on events: it spins while peers sleep.
+        yield_(wait_ == "yield" || (wait_ == "event" && !options.host.empty())),
+        event_(wait_ == "event" && !options.host.empty()) {}
 
   bool Inline(const Message& m) const {
     return m.inl && m.op != Op::kRead && m.size <= fabric_.max_inline();
@@ -184,11 +191,35 @@ class Bench {
   void WaitRecv(int n) {
     Spinner spin(timeout_ticks_, "waiting for a message from a peer", yield_);
     while (n > 0) {
-      const int got = PollRecv(n);
-      if (got == 0) {
+      int got = PollRecv(n);
+      if (got == 0 && event_) {
+        // Arm, re-poll (a completion may have slipped in), then sleep.
+        if (ibv_req_notify_cq(fabric_.recv_cq(), 0)) {
+          throw std::runtime_error("ibv_req_notify_cq failed");
+        }
+        got = PollRecv(n);
+        if (got == 0) SleepForRecvEvent();
+      } else if (got == 0) {
         spin.Spin();
       }
       n -= got;
+    }
+  }
+
+  void SleepForRecvEvent() {
+    ibv_comp_channel* ch = fabric_.recv_channel();
+    pollfd p{ch->fd, POLLIN, 0};
+    const int r = poll(&p, 1, static_cast<int>(options_.timeout_s * 1000));
+    if (r == 0)
+      throw std::runtime_error("timed out waiting for a message from the root");
+    if (r < 0 && errno != EINTR)
+      throw std::runtime_error("poll on completion channel failed");
+    if (r > 0) {
+      ibv_cq* cq = nullptr;
+      void* ctx = nullptr;
+      if (ibv_get_cq_event(ch, &cq, &ctx))
+        throw std::runtime_error("ibv_get_cq_event failed");
+      ibv_ack_cq_events(cq, 1);
     }
   }
 
@@ -279,8 +310,14 @@ class Bench {
         const uint64_t count = cmd.at("count").get<uint64_t>();
         Spinner spin(timeout_ticks_, "sinking messages", yield_);
         for (uint64_t got = 0; got < count;) {
-          const int n = PollRecv(0);
-          if (n == 0) spin.Spin();
+          int n =
+              PollRecv(static_cast<int>(std::min<uint64_t>(32, count - got)));
+          if (n == 0 && event_) {
+            WaitRecv(1);
+            n = 1;
+          } else if (n == 0) {
+            spin.Spin();
+          }
           got += static_cast<uint64_t>(n);
           RefillIfLow(ep);
         }
@@ -634,7 +671,9 @@ class Bench {
   const Timer& timer_;
   const Options& options_;
   uint64_t timeout_ticks_;
+  std::string wait_;
   bool yield_;
+  bool event_;
   // o_r measurement QPs (declared after the CQ: destroyed first).
   internal::CqPtr recv_cq_;
   std::vector<internal::QpPtr> recv_qps_;
@@ -1012,7 +1051,7 @@ nlohmann::json RunBenchmark(const Options& raw_options,
   cfg.rq_depth = o.rq_depth;
   cfg.max_inline = o.max_inline;
   cfg.timeout_s = o.timeout_s;
-  cfg.yield = o.yield;
+  cfg.wait = o.wait;
   Fabric fabric(cfg);
   if (!o.host.empty()) {
     Control control = fabric.ConnectToRoot(o.host, o.port);

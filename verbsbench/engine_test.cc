@@ -133,7 +133,7 @@ TEST_F(EngineLoopback, LopTwoPeers) {
   o.inline_modes = {false};
   o.iters = 50;
   o.warmup = 5;
-  o.yield = true;
+  o.wait = "event";
   const json run = RunPair(o, 2);
   std::map<std::string, size_t> points;
   for (const json& c : run["lop"]["curves"])

@@ -109,7 +109,7 @@ nlohmann::json Options::ToJson() const {
           {"post_list", post_list},
           {"cq_mod", cq_mod},
           {"bidirectional", bidirectional},
-          {"yield", yield},
+          {"wait", wait},
           {"peers", peers},
           {"p_values", p_values},
           {"max_inline_requested", max_inline},

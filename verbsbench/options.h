@@ -36,10 +36,12 @@ struct Options {
   uint32_t cq_mod = 16;    // bw: signal every cq_mod WRs
   bool bidirectional = false;
 
-  // Waiting: spin (default) or sched_yield() between polls; yield when
-  // more processes than cores poll (e.g. lop peers on one small host). The
-  // root passes its choice to the peers.
-  bool yield = false;
+  // How to wait: "spin" (default), "yield" (sched_yield() between polls)
+  // or "event" (peers sleep on a completion channel for receives; the root
+  // spins; RDMA-write receivers, which poll memory, yield). Use yield/event
+  // when more processes poll than there are cores (lop peers on one small
+  // host). The root passes its choice to the peers.
+  std::string wait = "spin";
 
   int peers = 1;              // lop: P, peers to accept (root)
   std::vector<int> p_values;  // lop: p values measured (default 1..P)

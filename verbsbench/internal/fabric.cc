@@ -164,9 +164,11 @@ void Fabric::SetupResources(ibv_context* ctx, int n_endpoints) {
       ctx, std::min<int>(max_cqe, static_cast<int>(config_.sq_depth) * n + 16),
       nullptr, nullptr, 0));
   if (!send_cq_) Fail("ibv_create_cq (send)");
+  recv_channel_.reset(ibv_create_comp_channel(ctx));
+  if (!recv_channel_) Fail("ibv_create_comp_channel");
   recv_cq_.reset(ibv_create_cq(
       ctx, std::min<int>(max_cqe, static_cast<int>(config_.rq_depth) * n + 16),
-      nullptr, nullptr, 0));
+      nullptr, recv_channel_.get(), 0));
   if (!recv_cq_) Fail("ibv_create_cq (recv)");
   ProbeCapabilities();
 }
@@ -394,7 +396,7 @@ void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
                   {"sq_depth", config_.sq_depth},
                   {"rq_depth", config_.rq_depth},
                   {"max_inline", config_.max_inline},
-                  {"yield", config_.yield}});
+                  {"wait", config_.wait}});
     control.Expect("hello_ack", config_.timeout_s);
     if (cm_method_ == "rdmacm") {
       rdma_cm_id* child =
@@ -435,7 +437,8 @@ Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
   config_.sq_depth = hello.at("sq_depth").get<uint32_t>();
   config_.rq_depth = hello.at("rq_depth").get<uint32_t>();
   config_.max_inline = hello.at("max_inline").get<uint32_t>();
-  config_.yield = config_.yield || hello.at("yield").get<bool>();
+  if (config_.wait == "spin")
+    config_.wait = hello.at("wait").get<std::string>();
   control.Send({{"type", "hello_ack"}});
   if (cm_method_ == "rdmacm") {
     channel_.reset(rdma_create_event_channel());

@@ -29,7 +29,7 @@ struct FabricConfig {
   uint32_t rq_depth = 256;
   uint32_t max_inline = 256;  // requested; the device may grant less
   double timeout_s = 30;
-  bool yield = false;  // root → peers: poll with sched_yield()
+  std::string wait = "spin";  // root → peers (Options::wait)
 };
 
 struct Endpoint {
@@ -69,6 +69,7 @@ class Fabric {
   std::vector<std::unique_ptr<Endpoint>>& endpoints() { return endpoints_; }
   ibv_cq* send_cq() const { return send_cq_.get(); }
   ibv_cq* recv_cq() const { return recv_cq_.get(); }
+  ibv_comp_channel* recv_channel() const { return recv_channel_.get(); }
   ibv_pd* pd() const { return pd_.get(); }
   ibv_context* context() const { return context_; }
   const FabricConfig& config() const { return config_; }
@@ -97,6 +98,7 @@ class Fabric {
   CmChannelPtr channel_;
   CmIdPtr listen_id_;
   PdPtr pd_;
+  CompChannelPtr recv_channel_;  // recv CQ events (--wait event)
   CqPtr send_cq_;
   CqPtr recv_cq_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;

@@ -28,6 +28,8 @@ using PdPtr = std::unique_ptr<ibv_pd, Deleter<ibv_dealloc_pd>>;
 using MrPtr = std::unique_ptr<ibv_mr, Deleter<ibv_dereg_mr>>;
 using CqPtr = std::unique_ptr<ibv_cq, Deleter<ibv_destroy_cq>>;
 using QpPtr = std::unique_ptr<ibv_qp, Deleter<ibv_destroy_qp>>;
+using CompChannelPtr =
+    std::unique_ptr<ibv_comp_channel, Deleter<ibv_destroy_comp_channel>>;
 using CmChannelPtr =
     std::unique_ptr<rdma_event_channel, Deleter<rdma_destroy_event_channel>>;
 using CmIdPtr = std::unique_ptr<rdma_cm_id, Deleter<rdma_destroy_id>>;
