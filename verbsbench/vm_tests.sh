@@ -231,6 +231,33 @@ else
   skip engine_test "not built (bazel build //verbsbench:engine_test)"
 fi
 
+# ---- rdma_cm → out-of-band fallback ----------------------------------------
+# On 127.0.0.1 the root's rdma_cm listener binds, but the peer's route
+# resolution fails (no RDMA device on lo): with --cm auto both fall back to
+# the TCP exchange; with --cm rdmacm both fail with one line.
+tag=fallback
+save_addr=$ADDR
+ADDR=127.0.0.1
+if vb_run "$tag" 1 lat -x "$SERVER_GID" -n 100 -s 8 -- -x "$SERVER_GID" -q; then
+  conn=$(jget "$tag" /device/connection)
+  if [ "$conn" = "rdmacm+tcp-fallback" ] && [ "$(jget "$tag" /results/0/stats/count)" = 100 ]; then
+    pass "rdma_cm to out-of-band fallback: $conn ($(jget "$tag" /device/cm_fallback_reason))"
+  else
+    fail "rdma_cm fallback" "connection '$conn'" "$VM_LOGDIR/$tag.json"
+  fi
+else
+  fail "rdma_cm fallback" "run failed" $(logs "$tag")
+fi
+tag=forced_cm
+if vb_run "$tag" 1 lat --cm rdmacm -n 100 -s 8 --timeout 10 -- --timeout 10; then
+  fail "--cm rdmacm without a route" "succeeded" $(logs "$tag")
+elif [ "$(grep -c . "$VM_LOGDIR/$tag.peer0")" = 1 ] && grep -q "^verbsbench: rdma_" "$VM_LOGDIR/$tag.peer0"; then
+  pass "--cm rdmacm without a route fails: $(cat "$VM_LOGDIR/$tag.peer0")"
+else
+  fail "--cm rdmacm without a route" "unexpected peer output" "$VM_LOGDIR/$tag.peer0"
+fi
+ADDR=$save_addr
+
 # ---- errors ----------------------------------------------------------------
 err_case() {  # NAME EXPECTED_REGEX ARGS...
   local name=$1 re=$2

@@ -396,9 +396,32 @@ void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
                   {"sq_depth", config_.sq_depth},
                   {"rq_depth", config_.rq_depth},
                   {"max_inline", config_.max_inline},
-                  {"wait", config_.wait}});
+                  {"wait", config_.wait},
+                  {"fallback", config_.cm == "auto"}});
     control.Expect("hello_ack", config_.timeout_s);
-    if (cm_method_ == "rdmacm") {
+    bool oob = cm_method_ != "rdmacm";
+    if (!oob) {
+      // Either the peer's connect request arrives, or the peer reports that
+      // rdma_cm failed on its side (then, with --cm auto, fall back).
+      pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {control.fd(), POLLIN, 0}};
+      const int r = poll(fds, 2, static_cast<int>(config_.timeout_s * 1000));
+      if (r == 0)
+        throw std::runtime_error(
+            "rdma_cm accept: peer did not connect within timeout");
+      if (r < 0) Fail("poll");
+      if (!(fds[0].revents & POLLIN) && (fds[1].revents & (POLLIN | POLLHUP))) {
+        const nlohmann::json m = control.Expect("cm_failed", config_.timeout_s);
+        if (config_.cm != "auto") {
+          throw std::runtime_error(
+              "peer " + control.remote() +
+              ": rdma_cm failed: " + m.value("message", ""));
+        }
+        cm_fallback_ = m.value("message", "");
+        control.Send({{"type", "use_tcp"}});
+        oob = true;
+      }
+    }
+    if (!oob) {
       rdma_cm_id* child =
           WaitCmEvent(channel_.get(), RDMA_CM_EVENT_CONNECT_REQUEST,
                       config_.timeout_s, "rdma_cm accept");
@@ -421,6 +444,7 @@ void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
       WaitCmEvent(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, config_.timeout_s,
                   "rdma_cm accept");
     } else {
+      if (!context_) OpenDevice();
       SetupResources(context_, peers);
       Endpoint& ep = NewEndpoint();
       ExchangeOob(ep, control, /*root=*/true);
@@ -440,7 +464,40 @@ Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
   if (config_.wait == "spin")
     config_.wait = hello.at("wait").get<std::string>();
   control.Send({{"type", "hello_ack"}});
-  if (cm_method_ == "rdmacm") {
+  bool oob = cm_method_ != "rdmacm";
+  if (!oob) {
+    try {
+      ConnectCm(host, hello.at("cm_port").get<int>());
+    } catch (const std::exception& e) {
+      // rdma_cm could not reach the root (e.g. no route from this device):
+      // with --cm auto at the root, fall back to the out-of-band exchange.
+      if (!hello.value("fallback", false)) throw;
+      control.Send({{"type", "cm_failed"}, {"message", e.what()}});
+      control.Expect("use_tcp", config_.timeout_s);
+      endpoints_.clear();
+      recv_cq_.reset();
+      send_cq_.reset();
+      recv_channel_.reset();
+      pd_.reset();
+      channel_.reset();
+      context_ = nullptr;
+      cm_method_ = "tcp";
+      cm_fallback_ = e.what();
+      oob = true;
+    }
+  }
+  if (oob) {
+    OpenDevice();
+    SetupResources(context_, 1);
+    Endpoint& ep = NewEndpoint();
+    ExchangeOob(ep, control, /*root=*/false);
+  }
+  ExchangeBuffers(*endpoints_.back(), control);
+  return control;
+}
+
+void Fabric::ConnectCm(const std::string& host, int cm_port) {
+  {
     channel_.reset(rdma_create_event_channel());
     if (!channel_) Fail("rdma_create_event_channel");
     rdma_cm_id* id = nullptr;
@@ -451,7 +508,7 @@ Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
     hints.ai_family = AF_INET;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* res = nullptr;
-    const std::string service = std::to_string(hello.at("cm_port").get<int>());
+    const std::string service = std::to_string(cm_port);
     if (int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res)) {
       throw std::runtime_error("cannot resolve '" + host +
                                "' for rdma_cm: " + gai_strerror(rc));
@@ -482,14 +539,7 @@ Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
     if (rdma_connect(ep.cm_id.get(), &param)) Fail("rdma_connect");
     WaitCmEvent(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, config_.timeout_s,
                 "rdma_cm connect to " + host);
-  } else {
-    OpenDevice();
-    SetupResources(context_, 1);
-    Endpoint& ep = NewEndpoint();
-    ExchangeOob(ep, control, /*root=*/false);
   }
-  ExchangeBuffers(*endpoints_.back(), control);
-  return control;
 }
 
 nlohmann::json Fabric::DeviceJson() const {
@@ -514,7 +564,9 @@ nlohmann::json Fabric::DeviceJson() const {
           {"wr_api", wr_api_},
           {"sq_depth", config_.sq_depth},
           {"rq_depth", config_.rq_depth},
-          {"connection", cm_method_}};
+          {"connection",
+           cm_fallback_.empty() ? cm_method_ : cm_method_ + "+tcp-fallback"},
+          {"cm_fallback_reason", cm_fallback_}};
 }
 
 }  // namespace verbsbench::internal

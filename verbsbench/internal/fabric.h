@@ -87,12 +87,14 @@ class Fabric {
   ibv_qp_init_attr QpInitAttr() const;
   Endpoint& NewEndpoint();
   void ExchangeOob(Endpoint& ep, Control& control, bool root);
+  void ConnectCm(const std::string& host, int cm_port);
   void ExchangeBuffers(Endpoint& ep, Control& control);
   void ModifyToRts(Endpoint& ep, const nlohmann::json& remote);
   nlohmann::json LocalQpInfo(const Endpoint& ep);
 
   FabricConfig config_;
   std::string cm_method_ = "tcp";
+  std::string cm_fallback_;  // why rdma_cm fell back to out-of-band setup
   ContextPtr owned_context_;
   ibv_context* context_ = nullptr;
   CmChannelPtr channel_;
