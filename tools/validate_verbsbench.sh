@@ -82,11 +82,12 @@ lat_pair() {
   pt=$(perftest_nums "$plog.client")
   port=$((port + 2))
   local json=$out/lat_${op}_${size}_$r.json
-  timeout 120 "$VB" lat --bind "$addr" --port "$port" --op "$op" --inline on -s "$size" \
-    -n "$iters" -w 100 -q --json "$json" --timeout 60 &
+  # Same devices and the same out-of-band setup as perftest.
+  timeout 120 "$VB" lat --bind "$addr" --port "$port" --cm tcp -d "$dev" -x "$gid" --op "$op" \
+    --inline on -s "$size" -n "$iters" -w 100 -q --json "$json" --timeout 60 &
   spid=$!
   sleep 1
-  timeout 120 "$VB" lat "$addr" --port "$port" -q --timeout 60
+  timeout 120 "$VB" lat "$addr" --port "$port" --cm tcp -d "$cdev" -x "$cgid" -q --timeout 60
   wait "$spid"
   local vmin vp50
   vmin=$("$JG" "$json" /results/0/stats/min_ns 2>/dev/null)

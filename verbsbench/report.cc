@@ -54,7 +54,14 @@ void PrintTable(const json& run, std::ostream& out) {
       << Fmt("%.3f", timer.value("tsc_hz", 0.0) / 1e9) << " GHz, overhead min "
       << Fmt("%.1f", timer.value("overhead_min_ns", 0.0))
       << " ns (subtracted), p99 "
-      << Fmt("%.1f", timer["overhead"].value("p99_ns", 0.0)) << " ns\n";
+      << Fmt("%.1f", timer["overhead"].value("p99_ns", 0.0)) << " ns";
+  if (timer.contains("overhead_after_run")) {
+    out << "; after run min "
+        << Fmt("%.1f", timer["overhead_after_run"].value("min_ns", 0.0))
+        << " ns";
+  }
+  if (!timer.value("invariant_tsc", true)) out << "; TSC not invariant";
+  out << "\n";
   if (mode == "lat") {
     std::string last_group;
     for (const json& r : run["results"]) {

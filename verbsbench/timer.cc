@@ -104,6 +104,15 @@ Timer Timer::Calibrate(const CalibrationOptions& options,
   return timer;
 }
 
+void Timer::RemeasureOverhead(int samples) {
+  overhead_after_.Clear();
+  for (int i = 0; i < samples; ++i) {
+    const uint64_t t0 = ReadTicks();
+    const uint64_t t1 = ReadTicks();
+    overhead_after_.Add(TicksToNs(t1 - t0));
+  }
+}
+
 nlohmann::json Timer::ToJson() const {
   nlohmann::json j = {{"source",
 #if defined(__x86_64__) || defined(__i386__)
@@ -117,6 +126,9 @@ nlohmann::json Timer::ToJson() const {
                       {"invariant_tsc", HasInvariantTsc()},
                       {"overhead_min_ns", overhead_min_ns_},
                       {"overhead", StatsJson(overhead_, {})}};
+  if (overhead_after_.count() > 0) {
+    j["overhead_after_run"] = StatsJson(overhead_after_, {});
+  }
   return j;
 }
 

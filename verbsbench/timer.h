@@ -77,6 +77,10 @@ class Timer {
     return TicksToNs(end - start) - overhead_min_ns_;
   }
 
+  // Measures the overhead again (e.g. at the end of a run) into
+  // `overhead_after`, to show whether it drifted during the run.
+  void RemeasureOverhead(int samples);
+
   nlohmann::json ToJson() const;
 
  private:
@@ -84,6 +88,7 @@ class Timer {
   double ns_per_tick_;
   double overhead_min_ns_;
   LogHistogram overhead_{0.005, 0.01};
+  LogHistogram overhead_after_{0.005, 0.01};
 };
 
 }  // namespace verbsbench

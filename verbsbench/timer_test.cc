@@ -82,6 +82,15 @@ TEST(Timer, JsonHasContractFields) {
   EXPECT_TRUE(j.contains("overhead_min_ns"));
   EXPECT_EQ(j["overhead"]["count"], 1000);
   EXPECT_FALSE(j["overhead"]["histogram"].empty());
+  EXPECT_FALSE(j.contains("overhead_after_run"));
+}
+
+TEST(Timer, RemeasuredOverheadIsReportedSeparately) {
+  Timer t = Timer::Calibrate({.window_ns = 1'000'000, .rounds = 1}, 500);
+  t.RemeasureOverhead(300);
+  const auto j = t.ToJson();
+  EXPECT_EQ(j["overhead"]["count"], 500);
+  EXPECT_EQ(j["overhead_after_run"]["count"], 300);
 }
 
 }  // namespace
