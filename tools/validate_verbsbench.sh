@@ -119,15 +119,16 @@ say "| op | size | perftest min | verbsbench min | ratio | perftest median | ver
 say "|---|---|---|---|---|---|---|---|---|"
 for key in "send 2" "send 64" "write 2" "write 64"; do
   grep "^$key " "$out/lat_rows.txt" | awk '
-    {pm[NR] = $4; vm[NR] = $6 / 1000; pt[NR] = $5; vt[NR] = $7 / 1000; n = NR; op = $1; sz = $2}
-    function min(a, n,   i, m) {m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m}
-    function med(a, n,   i, j, t) {
-      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) {t = a[i]; a[i] = a[j]; a[j] = t}
-      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2}
+    {pm[NR] = $4 + 0; vm[NR] = $6 / 1000; pt[NR] = $5 + 0; vt[NR] = $7 / 1000; n = NR; op = $1; sz = $2}
+    function amin(arr, cnt,   i, m) {m = arr[1]; for (i = 2; i <= cnt; i++) if (arr[i] < m) m = arr[i]; return m}
+    function amed(arr, cnt,   i, j, t) {
+      for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (arr[j] < arr[i]) {t = arr[i]; arr[i] = arr[j]; arr[j] = t}
+      return cnt % 2 ? arr[(cnt + 1) / 2] : (arr[cnt / 2] + arr[cnt / 2 + 1]) / 2}
     END {
       if (!n) exit
-      a = min(pm, n); b = min(vm, n); c = med(pt, n); d = med(vt, n)
-      printf "| %s | %s | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %s |\n", op, sz, a, b, b / a, c, d, d / c, (b <= a ? "yes" : "no")
+      ptmin = amin(pm, n); vbmin = amin(vm, n); ptmed = amed(pt, n); vbmed = amed(vt, n)
+      ok = "no"; if (vbmin <= ptmin) ok = "yes"
+      printf "| %s | %s | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %s |\n", op, sz, ptmin, vbmin, vbmin / ptmin, ptmed, vbmed, vbmed / ptmed, ok
     }' | tee -a "$summary"
 done
 

@@ -174,8 +174,7 @@ nlohmann::json Control::Recv(double timeout_s) {
       throw std::runtime_error("control connection to " + remote_ + ": " +
                                Errno());
     if (n == 0)
-      throw std::runtime_error("peer " + remote_ +
-                               " closed the control connection");
+      throw std::runtime_error(remote_ + " closed the control connection");
     buffer_.append(chunk, static_cast<size_t>(n));
   }
 }
