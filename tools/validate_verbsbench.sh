@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
 
-out=validate-out rounds=3 iters=5000 peers=16 lop_iters=200 topology=single
+out=validate-out rounds=3 iters=5000 peers=16 lop_iters=100 topology=single
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -137,9 +137,10 @@ say ""
 say "## lop: p = 1..$peers peers (separate processes, --yield), $lop_iters iterations per point"
 port=$((port + 2))
 start=$(date +%s)
-timeout 600 "$VB" lop --bind "$addr" --port "$port" -P "$peers" --yield -n "$lop_iters" -w 20 \
-  --timeout 120 -q --json "$out/lop.json" --csv "$out/lop.csv" --histogram "$out/lop_hist.dat" \
-  2>"$out/lop.root.err" &
+# Progress lines ("lop p=N op mode") go to lop.root.err.
+timeout 600 "$VB" lop --bind "$addr" --port "$port" -P "$peers" --yield -n "$lop_iters" -w 10 \
+  --timeout 120 --json "$out/lop.json" --csv "$out/lop.csv" --histogram "$out/lop_hist.dat" \
+  >"$out/lop.root.out" 2>"$out/lop.root.err" &
 rpid=$!
 sleep 1
 pids=()
