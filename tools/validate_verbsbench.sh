@@ -34,7 +34,7 @@ if [ -z "${VERBSEMU_VM_TOPOLOGY:-}" ]; then
   # Host: build, then run in the guest.
   bazel build --jobs=2 //verbsbench:verbsbench //verbsbench:json_get || exit 1
   mkdir -p "$out" || exit 1
-  soft-roce/vm --topology "$topology" --timeout 1200 -- \
+  soft-roce/vm --topology "$topology" --timeout 2400 -- \
     tools/validate_verbsbench.sh --out "$out" --rounds "$rounds" --iters "$iters" \
     --peers "$peers" --lop-iters "$lop_iters"
   rc=$?
@@ -138,14 +138,14 @@ say "## lop: p = 1..$peers peers (separate processes, --yield), $lop_iters itera
 port=$((port + 2))
 start=$(date +%s)
 # Progress lines ("lop p=N op mode") go to lop.root.err.
-timeout 600 "$VB" lop --bind "$addr" --port "$port" -P "$peers" --yield -n "$lop_iters" -w 10 \
+timeout 1500 "$VB" lop --bind "$addr" --port "$port" -P "$peers" --yield -n "$lop_iters" -w 10 \
   --timeout 120 --json "$out/lop.json" --csv "$out/lop.csv" --histogram "$out/lop_hist.dat" \
   >"$out/lop.root.out" 2>"$out/lop.root.err" &
 rpid=$!
 sleep 1
 pids=()
 for i in $(seq 1 "$peers"); do
-  timeout 600 "$VB" lop "$addr" --port "$port" --timeout 120 -q >"$out/lop.peer$i" 2>&1 &
+  timeout 1500 "$VB" lop "$addr" --port "$port" --timeout 120 -q >"$out/lop.peer$i" 2>&1 &
   pids+=($!)
 done
 lop_rc=0
@@ -153,7 +153,7 @@ for p in "${pids[@]}"; do wait "$p" || lop_rc=1; done
 wait "$rpid" || lop_rc=1
 elapsed=$(($(date +%s) - start))
 if [ "$lop_rc" != 0 ]; then
-  say "lop FAILED (exit status), see $out/lop.root.err"
+  say "lop FAILED (exit status after ${elapsed} s; last progress: $(tail -n 1 "$out/lop.root.err"))"
   tail -5 "$out/lop.root.err"
   failed=$((failed + 1))
 else
