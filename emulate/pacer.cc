@@ -1,0 +1,40 @@
+#include "emulate/pacer.h"
+
+#include <algorithm>
+
+namespace verbsemu::emulate {
+
+Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
+             uint64_t epoch, uint64_t burst_ticks)
+    : target_(target_bytes_per_tick),
+      real_(real_bytes_per_tick > target_bytes_per_tick ? real_bytes_per_tick
+                                                        : 0),
+      epoch_(epoch),
+      burst_fx_(
+          static_cast<uint64_t>(static_cast<double>(burst_ticks) * kFrac)) {}
+
+uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
+  if (!enabled()) return now;
+  const uint64_t rel_now = (now > epoch_ ? now - epoch_ : 0);
+  const auto now_fx =
+      static_cast<uint64_t>(static_cast<double>(rel_now) * kFrac);
+  const auto cost_fx =
+      static_cast<uint64_t>(static_cast<double>(bytes) / target_ * kFrac + 0.5);
+  const auto real_fx =
+      real_ > 0
+          ? static_cast<uint64_t>(static_cast<double>(bytes) / real_ * kFrac)
+          : 0;
+  uint64_t free_at = free_at_.load(std::memory_order_relaxed);
+  uint64_t finish;
+  do {
+    const uint64_t earliest = now_fx > burst_fx_ ? now_fx - burst_fx_ : 0;
+    finish = std::max(free_at, earliest) + cost_fx;
+  } while (!free_at_.compare_exchange_weak(free_at, finish,
+                                           std::memory_order_relaxed));
+  const uint64_t release_fx = finish > real_fx ? finish - real_fx : 0;
+  const uint64_t release =
+      epoch_ + static_cast<uint64_t>(static_cast<double>(release_fx) / kFrac);
+  return std::max(release, now);
+}
+
+}  // namespace verbsemu::emulate

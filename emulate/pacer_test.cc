@@ -1,0 +1,73 @@
+#include "emulate/pacer.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+namespace verbsemu::emulate {
+namespace {
+
+TEST(PacerTest, DisabledReleasesImmediately) {
+  Pacer p(0, 0, 0);
+  EXPECT_FALSE(p.enabled());
+  EXPECT_EQ(p.Reserve(1234, 1 << 20), 1234u);
+}
+
+TEST(PacerTest, BackToBackReleasesAtTargetRate) {
+  // 1 byte per tick, infinitely fast real link.
+  Pacer p(1.0, 0, 0);
+  EXPECT_EQ(p.Reserve(0, 1000), 1000u);
+  EXPECT_EQ(p.Reserve(0, 1000), 2000u);
+  EXPECT_EQ(p.Reserve(10, 500), 2500u);
+}
+
+TEST(PacerTest, RealLinkTimeIsSubtracted) {
+  // Target 1 B/tick, real 4 B/tick: 1000 bytes take 250 ticks on the real
+  // link, so release 750 ticks after the start.
+  Pacer p(1.0, 4.0, 0);
+  EXPECT_EQ(p.Reserve(0, 1000), 750u);
+  EXPECT_EQ(p.Reserve(0, 1000), 1750u);
+}
+
+TEST(PacerTest, IdleLinkDoesNotBankCredit) {
+  Pacer p(1.0, 0, 0);
+  EXPECT_EQ(p.Reserve(0, 100), 100u);
+  EXPECT_EQ(p.Reserve(10000, 100), 10100u);
+}
+
+TEST(PacerTest, LateSenderCatchesUpWithinBurst) {
+  // 1 byte per tick, burst 50 ticks: a post 30 ticks late is released at
+  // once and the link keeps its schedule.
+  Pacer p(1.0, 0, 0, 50);
+  EXPECT_EQ(p.Reserve(0, 100), 100u);
+  EXPECT_EQ(p.Reserve(130, 100), 200u > 130u ? 200u : 130u);
+  EXPECT_EQ(p.Reserve(130, 100), 300u);
+  // After a long idle period the credit is capped at the burst.
+  EXPECT_EQ(p.Reserve(10000, 100), 10050u);
+  EXPECT_EQ(p.Reserve(10000, 100), 10150u);
+}
+
+TEST(PacerTest, FractionalCostsAccumulateExactly) {
+  // 64-byte messages at 3 bytes per tick: 21.33 ticks each.
+  Pacer p(3.0, 0, 0);
+  uint64_t last = 0;
+  for (int i = 0; i < 3000; ++i) last = p.Reserve(0, 64);
+  EXPECT_NEAR(static_cast<double>(last), 3000 * 64 / 3.0, 1.0);
+}
+
+TEST(PacerTest, ThreadsShareTheLink) {
+  Pacer p(2.0, 0, 1000);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&p] {
+      for (int i = 0; i < 1000; ++i) p.Reserve(1000, 200);
+    });
+  }
+  for (auto& t : threads) t.join();
+  // 4000 reservations of 100 ticks each, starting at the epoch.
+  EXPECT_EQ(p.Reserve(1000, 0), 1000u + 400000u);
+}
+
+}  // namespace
+}  // namespace verbsemu::emulate

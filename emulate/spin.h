@@ -1,0 +1,46 @@
+// Calibrated spin delay (InterSense section 4): busy-wait in the posting thread
+// until a TSC deadline. Generic over the clock so tests can inject one.
+#ifndef VERBSEMU_EMULATE_SPIN_H_
+#define VERBSEMU_EMULATE_SPIN_H_
+
+#include <cstdint>
+
+namespace verbsemu::emulate {
+
+// A Clock has `uint64_t Now()` (ticks) and `void Relax()` (one spin-loop
+// pause). Spins until Now() >= deadline; returns the last reading.
+template <class Clock>
+uint64_t SpinUntil(Clock& clock, uint64_t deadline) {
+  uint64_t now = clock.Now();
+  while (now < deadline) {
+    clock.Relax();
+    now = clock.Now();
+  }
+  return now;
+}
+
+// Latency emulation model: a target delay with the spin's own fixed cost
+// subtracted, measured from a start timestamp taken on entry to the shim, so
+// the shim's bookkeeping before the spin is absorbed into the delay.
+class DelayModel {
+ public:
+  DelayModel() = default;
+  DelayModel(uint64_t target_ticks, uint64_t fixed_cost_ticks)
+      : target_ticks_(target_ticks),
+        effective_ticks_(target_ticks > fixed_cost_ticks
+                             ? target_ticks - fixed_cost_ticks
+                             : 0) {}
+
+  bool enabled() const { return target_ticks_ != 0; }
+  uint64_t target_ticks() const { return target_ticks_; }
+  // Deadline for a post that entered the shim at `start`.
+  uint64_t Deadline(uint64_t start) const { return start + effective_ticks_; }
+
+ private:
+  uint64_t target_ticks_ = 0;
+  uint64_t effective_ticks_ = 0;
+};
+
+}  // namespace verbsemu::emulate
+
+#endif  // VERBSEMU_EMULATE_SPIN_H_

@@ -1,0 +1,371 @@
+// Device-boundary accuracy benchmark (issue 3, item 7, first level): the shim
+// over a recording fake device that stamps each real post with the TSC.
+// Prints markdown tables:
+//   1. injected delay vs target (post_send and ibv_wr_complete paths),
+//   2. pacing rate vs target, and padding volume vs target,
+//   3. pass-through cost per call with emulation off.
+// Usage: device_boundary_bench [--quick] [--passthrough-only] [--cpu N]
+#include <sched.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emulate/config.h"
+#include "emulate/tsc.h"
+#include "shim/internal/engine.h"
+#include "shim/internal/fake_device.h"
+#include "shim/internal/real_verbs.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+using emulate::ReadTsc;
+
+struct Env {
+  ibv_context* ctx = nullptr;
+  ibv_pd* pd = nullptr;
+  ibv_cq* cq = nullptr;
+  ibv_qp* qp = nullptr;
+  ibv_qp_ex* qpx = nullptr;
+};
+
+Env Setup(FakeDevice& d, bool through_shim) {
+  Env e;
+  e.ctx =
+      through_shim ? OpenDevice(d.device()) : Real().open_device(d.device());
+  e.pd = Real().alloc_pd(e.ctx);
+  e.cq = through_shim ? CreateCq(e.ctx, 4096, nullptr, nullptr, 0)
+                      : Real().create_cq(e.ctx, 4096, nullptr, nullptr, 0);
+  ibv_qp_init_attr_ex a{};
+  a.send_cq = e.cq;
+  a.recv_cq = e.cq;
+  a.qp_type = IBV_QPT_RC;
+  a.pd = e.pd;
+  a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+  e.qp = ibv_create_qp_ex(e.ctx, &a);
+  e.qpx = Real().qp_to_qp_ex(e.qp);
+  auto modify = through_shim ? ModifyQp : Real().modify_qp;
+  ibv_qp_attr m{};
+  m.qp_state = IBV_QPS_INIT;
+  m.port_num = 1;
+  modify(e.qp, &m, IBV_QP_STATE | IBV_QP_PORT);
+  m = ibv_qp_attr{};
+  m.qp_state = IBV_QPS_RTR;
+  m.ah_attr.port_num = 1;
+  m.ah_attr.dlid = 1;
+  modify(e.qp, &m, IBV_QP_STATE | IBV_QP_AV);
+  m = ibv_qp_attr{};
+  m.qp_state = IBV_QPS_RTS;
+  modify(e.qp, &m, IBV_QP_STATE);
+  return e;
+}
+
+void Teardown(Env& e, bool through_shim) {
+  if (through_shim) {
+    DestroyQp(e.qp);
+    CloseDevice(e.ctx);
+  }
+}
+
+double Percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  const size_t k = std::min(
+      v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+  return v[k];
+}
+
+struct Opts {
+  bool quick = false;
+  bool passthrough_only = false;
+};
+
+// ------------------------------------------------------------ 1. latency
+void LatencyTable(const Opts& o, const emulate::TscCalibration& cal,
+                  bool wr_api) {
+  std::printf(
+      "\n### Injected delay vs target (%s, %s samples per target)\n\n",
+      wr_api ? "ibv_wr_start/wr_send/wr_set_sge/wr_complete, delay measured "
+               "from the wr_complete call"
+             : "ibv_post_send, 1 WR",
+      o.quick ? "2k-20k" : "5k-50k");
+  std::printf(
+      "| target | median | p99 | p99.9 | max | median err %% | p99 err %% | "
+      "p99.9 err %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  const double targets[] = {100,  200,   500,   1000,  2000,
+                            5000, 10000, 20000, 50000, 100000};
+  for (double target : targets) {
+    emulate::Config c;
+    c.latency_ns = target;
+    ResetForTesting();
+    ConfigureWithCalibration(c, cal);
+    FakeDevice d("bench0");
+    d.record_posts = false;
+    Env e = Setup(d, true);
+    const double budget_ns = o.quick ? 0.3e9 : 1.0e9;
+    size_t n = static_cast<size_t>(budget_ns / (target + 300));
+    n = std::clamp<size_t>(n, o.quick ? 2000 : 5000, o.quick ? 20000 : 50000);
+    std::vector<double> err;
+    err.reserve(n);
+    ibv_sge sge{0x1000, 64, 1};
+    ibv_send_wr wr{};
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    for (size_t i = 0; i < n + 100; ++i) {
+      uint64_t t0;
+      if (wr_api) {
+        ibv_wr_start(e.qpx);
+        ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+        ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+        t0 = ReadTsc();
+        ibv_wr_complete(e.qpx);
+      } else {
+        ibv_send_wr* bad = nullptr;
+        t0 = ReadTsc();
+        ibv_post_send(e.qp, &wr, &bad);
+      }
+      const uint64_t t1 = d.last_post_tsc.load(std::memory_order_relaxed);
+      if (i >= 100) err.push_back(cal.TicksToNs(t1 - t0));  // skip warm-up
+    }
+    std::vector<double> v = err;
+    const double p50 = Percentile(v, 0.5), p99 = Percentile(v, 0.99),
+                 p999 = Percentile(v, 0.999);
+    const double mx = *std::max_element(err.begin(), err.end());
+    auto pct = [&](double x) { return 100.0 * (x - target) / target; };
+    std::printf(
+        "| %s | %.1f ns | %.1f ns | %.1f ns | %.0f ns | %+.2f | %+.2f | "
+        "%+.2f |\n",
+        emulate::FormatNs(target).c_str(), p50, p99, p999, mx, pct(p50),
+        pct(p99), pct(p999));
+    Teardown(e, true);
+  }
+}
+
+// ------------------------------------------------------------ 2. bandwidth
+void PacingTable(const Opts& o, const emulate::TscCalibration& cal) {
+  std::printf(
+      "\n### Pacing (`pace`): release rate vs target, back-to-back "
+      "ibv_post_send on one QP, real link 100 Gbit/s (fake port EDR 4x)\n\n");
+  std::printf(
+      "| target | message | messages | measured | error %% |\n"
+      "|---:|---:|---:|---:|---:|\n");
+  struct Case {
+    const char* target;
+    uint32_t bytes;
+  };
+  const Case cases[] = {{"1Gbit/s", 4096},     {"10Gbit/s", 4096},
+                        {"10Gbit/s", 65536},   {"25Gbit/s", 65536},
+                        {"50Gbit/s", 1 << 20}, {"40%", 65536},
+                        {"10%", 65536},        {"25Gbit/s", 64}};
+  for (const Case& k : cases) {
+    emulate::Config c;
+    c.bandwidth = *emulate::ParseBandwidth(k.target);
+    c.bw_mode = emulate::BwMode::kPace;
+    ResetForTesting();
+    ConfigureWithCalibration(c, cal);
+    FakeDevice d("bench0");
+    d.record_posts = false;
+    Env e = Setup(d, true);
+    const double target_bps = c.bandwidth.TargetBitsPerS(100e9);
+    const double secs = o.quick ? 0.1 : 0.4;
+    const size_t n = std::max<size_t>(
+        50, static_cast<size_t>(secs * target_bps / 8 / k.bytes));
+    ibv_sge sge{0x1000, k.bytes, 1};
+    ibv_send_wr wr{};
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    uint64_t first = 0;
+    for (size_t i = 0; i < n; ++i) {
+      ibv_send_wr* bad = nullptr;
+      ibv_post_send(e.qp, &wr, &bad);
+      if (i == 0) first = d.last_post_tsc.load();
+    }
+    const uint64_t last = d.last_post_tsc.load();
+    const double bits = static_cast<double>(n - 1) * k.bytes * 8;
+    const double measured = bits / (cal.TicksToNs(last - first) * 1e-9);
+    std::printf("| %s | %u B | %zu | %.4g Gbit/s | %+.3f |\n", k.target,
+                k.bytes, n, measured / 1e9,
+                100.0 * (measured - target_bps) / target_bps);
+    Teardown(e, true);
+  }
+}
+
+void PaddingTable(const emulate::TscCalibration& cal) {
+  std::printf(
+      "\n### Padding (`pad`): padding volume vs target, 1000 ibv_post_send of "
+      "64 KiB + 1000 of 4 KiB, 1 KiB datagrams\n\n");
+  std::printf(
+      "| target | data bytes | padding bytes | expected | error %% | "
+      "datagrams |\n|---:|---:|---:|---:|---:|---:|\n");
+  for (const char* t : {"90%", "75%", "50%", "25%", "10%"}) {
+    emulate::Config c;
+    c.bandwidth = *emulate::ParseBandwidth(t);
+    ResetForTesting();
+    ConfigureWithCalibration(c, cal);
+    FakeDevice d("bench0");
+    d.record_posts = false;
+    Env e = Setup(d, true);
+    uint64_t data = 0;
+    for (uint32_t bytes : {65536u, 4096u}) {
+      ibv_sge sge{0x1000, bytes, 1};
+      ibv_send_wr wr{};
+      wr.sg_list = &sge;
+      wr.num_sge = 1;
+      wr.opcode = IBV_WR_RDMA_WRITE;
+      for (int i = 0; i < 1000; ++i) {
+        ibv_send_wr* bad = nullptr;
+        ibv_post_send(e.qp, &wr, &bad);
+        data += bytes;
+      }
+    }
+    QpCounters q;
+    GetQpCounters(e.qp, &q);
+    const double expected =
+        static_cast<double>(data) * (1.0 / c.bandwidth.fraction - 1);
+    std::printf(
+        "| %s | %llu | %llu | %.0f | %+.3f | %llu |\n", t,
+        static_cast<unsigned long long>(data),
+        static_cast<unsigned long long>(q.pad_bytes), expected,
+        100.0 * (static_cast<double>(q.pad_bytes) - expected) / expected,
+        static_cast<unsigned long long>(q.pad_datagrams));
+    Teardown(e, true);
+  }
+}
+
+// ------------------------------------------------------ 3. pass-through cost
+template <class F>
+double NsPerCall(const emulate::TscCalibration& cal, size_t n, F&& body) {
+  const uint64_t t0 = ReadTsc();
+  for (size_t i = 0; i < n; ++i) body();
+  return cal.TicksToNs(ReadTsc() - t0) / static_cast<double>(n);
+}
+
+void PassThroughTable(const Opts& o, const emulate::TscCalibration& cal) {
+  ResetForTesting();
+  ConfigureWithCalibration(emulate::Config{}, cal);
+  const size_t n = o.quick ? 200000 : 1000000;
+  const int reps = o.quick ? 5 : 11;
+  std::printf(
+      "\n### Pass-through cost, emulation off (%zu calls x %d interleaved "
+      "repetitions, min / median of the repetitions)\n\n"
+      "`null device`: the device's data-path functions return at once, so "
+      "the difference is the shim alone. `recording device`: the fake "
+      "records each post under a per-QP mutex, like a provider.\n\n",
+      n, reps);
+  std::printf(
+      "| call | device | direct | through shim | shim cost |\n"
+      "|---|---|---:|---:|---:|\n");
+  for (bool null_ops : {true, false}) {
+    FakeDevice d("bench0");
+    d.record_posts = false;
+    d.null_ops = null_ops;
+    Env native = Setup(d, false);
+    Env shim = Setup(d, true);
+    ibv_sge sge{0x1000, 64, 1};
+    ibv_send_wr wr{};
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    auto post = [&](Env& e) {
+      return [&] {
+        ibv_send_wr* bad = nullptr;
+        ibv_post_send(e.qp, &wr, &bad);
+      };
+    };
+    ibv_wc wc[16];
+    auto poll = [&](Env& e) { return [&] { ibv_poll_cq(e.cq, 16, wc); }; };
+    auto wrapi = [&](Env& e) {
+      return [&] {
+        ibv_wr_start(e.qpx);
+        ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+        ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+        ibv_wr_complete(e.qpx);
+      };
+    };
+    struct Row {
+      const char* name;
+      std::vector<double> native, shim;
+    };
+    std::vector<Row> rows = {
+        {"ibv_post_send (1 WR)", {}, {}},
+        {"ibv_poll_cq (empty CQ)", {}, {}},
+        {"ibv_wr_start+rdma_write+set_sge+complete (4 calls)", {}, {}}};
+    for (int r = 0; r < reps; ++r) {
+      rows[0].native.push_back(NsPerCall(cal, n, post(native)));
+      rows[0].shim.push_back(NsPerCall(cal, n, post(shim)));
+      rows[1].native.push_back(NsPerCall(cal, n, poll(native)));
+      rows[1].shim.push_back(NsPerCall(cal, n, poll(shim)));
+      rows[2].native.push_back(NsPerCall(cal, n, wrapi(native)));
+      rows[2].shim.push_back(NsPerCall(cal, n, wrapi(shim)));
+    }
+    for (Row& row : rows) {
+      std::vector<double> a = row.native, b = row.shim;
+      const double amin = *std::min_element(a.begin(), a.end());
+      const double bmin = *std::min_element(b.begin(), b.end());
+      const double amed = Percentile(a, 0.5), bmed = Percentile(b, 0.5);
+      std::printf(
+          "| %s | %s | %.2f / %.2f ns | %.2f / %.2f ns | %+.2f / %+.2f ns "
+          "|\n",
+          row.name, null_ops ? "null" : "recording", amin, amed, bmin, bmed,
+          bmin - amin, bmed - amed);
+    }
+    Teardown(shim, true);
+  }
+  std::printf("\nThe shim's own report for this run:\n\n```\n%s```\n",
+              ReportText().c_str());
+}
+
+}  // namespace
+}  // namespace verbsemu::shim::internal
+
+int main(int argc, char** argv) {
+  using namespace verbsemu::shim::internal;
+  Opts o;
+  int cpu = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      o.quick = true;
+    } else if (std::strcmp(argv[i], "--passthrough-only") == 0) {
+      o.passthrough_only = true;
+    } else if (std::strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
+      cpu = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--passthrough-only] [--cpu N]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+      std::perror("sched_setaffinity");
+    }
+  }
+  SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
+  const verbsemu::emulate::TscCalibration cal =
+      verbsemu::emulate::CalibrateTsc();
+  std::printf(
+      "## verbsemu device-boundary benchmark\n\nTSC %.4f GHz, calibrated "
+      "spin fixed cost %.1f ns (subtracted from every delay)%s\n",
+      cal.ticks_per_ns, cal.TicksToNs(cal.spin_fixed_cost_ticks),
+      cpu >= 0 ? ", pinned" : "");
+  if (!o.passthrough_only) {
+    LatencyTable(o, cal, /*wr_api=*/false);
+    LatencyTable(o, cal, /*wr_api=*/true);
+    PacingTable(o, cal);
+    PaddingTable(cal);
+  }
+  PassThroughTable(o, cal);
+  return 0;
+}

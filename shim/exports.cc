@@ -1,0 +1,72 @@
+// The shim's boundary with libibverbs: the only extern "C" code in verbsemu.
+// Exported under IBVERBS_1.1 (libverbsemu.lds) so that both PLT references
+// and dlvsym(RTLD_DEFAULT, ..., "IBVERBS_1.1") reach these wrappers; the
+// private hooks stay unversioned so they match whatever IBVERBS_PRIVATE_<PABI>
+// the running libibverbs references them under.
+#include <infiniband/verbs.h>
+#include <pthread.h>
+
+#include "shim/internal/engine.h"
+
+namespace engine = verbsemu::shim::internal;
+
+#define VERBSEMU_EXPORT extern "C" __attribute__((visibility("default")))
+
+VERBSEMU_EXPORT ibv_context* ibv_open_device(ibv_device* device) {
+  return engine::OpenDevice(device);
+}
+
+VERBSEMU_EXPORT int ibv_close_device(ibv_context* context) {
+  return engine::CloseDevice(context);
+}
+
+VERBSEMU_EXPORT ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* attr) {
+  return engine::CreateQp(pd, attr);
+}
+
+VERBSEMU_EXPORT int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr,
+                                  int attr_mask) {
+  return engine::ModifyQp(qp, attr, attr_mask);
+}
+
+VERBSEMU_EXPORT int ibv_destroy_qp(ibv_qp* qp) { return engine::DestroyQp(qp); }
+
+VERBSEMU_EXPORT ibv_cq* ibv_create_cq(ibv_context* context, int cqe,
+                                      void* cq_context,
+                                      ibv_comp_channel* channel,
+                                      int comp_vector) {
+  return engine::CreateCq(context, cqe, cq_context, channel, comp_vector);
+}
+
+VERBSEMU_EXPORT int ibv_destroy_cq(ibv_cq* cq) { return engine::DestroyCq(cq); }
+
+VERBSEMU_EXPORT int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq,
+                                     void** cq_context) {
+  return engine::GetCqEvent(channel, cq, cq_context);
+}
+
+// Private libibverbs entry points (driver.h), reached by libibverbs' own PLT
+// even when the application loaded libibverbs with dlopen (NCCL-style).
+VERBSEMU_EXPORT ibv_context* verbs_open_device(ibv_device* device,
+                                               void* private_data) {
+  return engine::VerbsOpenDevice(device, private_data);
+}
+
+VERBSEMU_EXPORT void verbs_uninit_context(verbs_context* context) {
+  engine::VerbsUninitContext(context);
+}
+
+namespace {
+
+void AtForkPrepare() { engine::AtForkPrepare(); }
+void AtForkParent() { engine::AtForkParent(); }
+void AtForkChild() { engine::AtForkChild(); }
+
+__attribute__((constructor)) void VerbsemuLoad() {
+  engine::ConfigureFromEnvironment();
+  pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
+}
+
+__attribute__((destructor)) void VerbsemuUnload() { engine::WriteReport(); }
+
+}  // namespace

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# libverbsemu.so's export map, and the preload/launcher behaviour that needs
+# no device: exactly the interposed verbs under IBVERBS_1.1, the private hooks
+# in the base version, nothing of C++; a bad value is one line.
+set -u
+lib=$1
+launcher=$2
+passed=0 failed=0
+ok() { echo "PASS $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+exports=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $NF != "IBVERBS_1.1" && $NF !~ /^_(end|edata|_bss_start)$/ {print $(NF-1), $NF}' | sort)
+expected=$(printf '%s\n' \
+  "IBVERBS_1.1 ibv_close_device" "IBVERBS_1.1 ibv_create_cq" "IBVERBS_1.1 ibv_create_qp" \
+  "IBVERBS_1.1 ibv_destroy_cq" "IBVERBS_1.1 ibv_destroy_qp" "IBVERBS_1.1 ibv_get_cq_event" \
+  "IBVERBS_1.1 ibv_modify_qp" "IBVERBS_1.1 ibv_open_device" \
+  "Base verbs_open_device" "Base verbs_uninit_context" | sort)
+if [ "$exports" = "$expected" ]; then ok "export map"; else bad "export map: got [$exports]"; fi
+
+if objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*"' | grep -q " _Z"; then
+  bad "C++ symbols exported"
+else
+  ok "no C++ symbol exported"
+fi
+
+out=$(LD_PRELOAD="$(readlink -f "$lib")" VERBSEMU_LATENCY=soon /bin/sh -c 'exit 0' 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && [ "$(echo "$out" | grep -c .)" = 1 ] && echo "$out" | grep -q "VERBSEMU_LATENCY='soon'.*without emulation"; then
+  ok "preloaded with a bad value: one line, process runs"
+else
+  bad "preloaded with a bad value: rc=$rc [$out]"
+fi
+
+out=$(LD_PRELOAD="$(readlink -f "$lib")" VERBSEMU_REPORT=stderr VERBSEMU_LATENCY=2us /bin/sh -c 'exit 3' 2>&1)
+rc=$?
+if [ "$rc" = 3 ] && [ -z "$out" ]; then
+  ok "no device opened: silent, exit status kept"
+else
+  bad "no device opened: rc=$rc [$out]"
+fi
+
+out=$("$launcher" run --bandwidth 40 -- /bin/true 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && [ "$(echo "$out" | grep -c .)" = 1 ] && echo "$out" | grep -q VERBSEMU_BANDWIDTH; then
+  ok "launcher: bad value is one line, command not started"
+else
+  bad "launcher bad value: rc=$rc [$out]"
+fi
+
+out=$(VERBSEMU_LIBRARY="$lib" "$launcher" run --latency 1500ns --bw-mode pace -- /bin/sh -c 'echo "$VERBSEMU_LATENCY $VERBSEMU_BW_MODE $LD_PRELOAD"')
+if [[ "$out" == "1500ns pace /"*libverbsemu.so* ]]; then
+  ok "launcher run sets the environment and an absolute LD_PRELOAD"
+else
+  bad "launcher run: [$out]"
+fi
+
+out=$(VERBSEMU_LIBRARY="$lib" "$launcher" env --format mpirun --latency 2us)
+if echo "$out" | grep -q "^-x LD_PRELOAD=/" && echo "$out" | grep -q "^-x VERBSEMU_LATENCY=2us$"; then
+  ok "launcher env --format mpirun"
+else
+  bad "launcher env: [$out]"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,463 @@
+#include "shim/internal/fake_device.h"
+
+#include <errno.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "emulate/tsc.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+FakeContext* Ctx(ibv_context* c) {
+  return reinterpret_cast<FakeContext*>(verbs_get_ctx(c));
+}
+FakeDevice* Dev(ibv_context* c) { return Ctx(c)->owner; }
+FakeQp* Qp(ibv_qp* qp) { return reinterpret_cast<FakeQp*>(qp); }
+FakeQp* Qp(ibv_qp_ex* qpx) { return reinterpret_cast<FakeQp*>(qpx); }
+
+void Complete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
+              ibv_wc_status status = IBV_WC_SUCCESS) {
+  if (cq == nullptr) return;
+  FakeCq* f = reinterpret_cast<FakeCq*>(cq);
+  ibv_wc wc{};
+  wc.wr_id = wr_id;
+  wc.status = status;
+  wc.opcode = op;
+  std::lock_guard<std::mutex> lock(f->mu);
+  f->entries.push_back(wc);
+}
+
+// ---- data path
+int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  const uint64_t tsc = emulate::ReadTsc();
+  FakeQp* q = Qp(qp);
+  FakeDevice* d = q->ctx->owner;
+  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
+  d->post_calls.fetch_add(1, std::memory_order_relaxed);
+  d->last_post_tsc.store(tsc, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(q->sq_mu);
+  const int fail_at = d->fail_post_at.load();
+  int i = 0;
+  uint64_t total = 0;
+  for (ibv_send_wr* w = wr; w != nullptr; w = w->next, ++i) {
+    if (i == fail_at) {
+      *bad_wr = w;
+      return ENOMEM;
+    }
+    uint64_t bytes = 0;
+    for (int s = 0; s < w->num_sge; ++s) bytes += w->sg_list[s].length;
+    total += bytes;
+    if (qp->qp_type == IBV_QPT_UD) {
+      d->ud_datagrams.fetch_add(1, std::memory_order_relaxed);
+      d->ud_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    }
+    if (d->record_posts.load(std::memory_order_relaxed)) {
+      PostRecord r;
+      r.tsc = tsc;
+      r.qp = qp;
+      r.wr_id = w->wr_id;
+      r.bytes = bytes;
+      r.opcode = w->opcode;
+      r.remote_qpn = qp->qp_type == IBV_QPT_UD ? w->wr.ud.remote_qpn : 0;
+      d->Record(r);
+    }
+    if (q->sig_all || (w->send_flags & IBV_SEND_SIGNALED) != 0) {
+      Complete(qp->send_cq, w->wr_id, IBV_WC_SEND);
+    }
+  }
+  d->last_post_bytes.store(total, std::memory_order_relaxed);
+  return 0;
+}
+
+int FakePostRecv(ibv_qp* qp, ibv_recv_wr*, ibv_recv_wr**) {
+  Qp(qp)->ctx->owner->recv_calls.fetch_add(1);
+  return 0;
+}
+
+int FakePostSrqRecv(ibv_srq* srq, ibv_recv_wr*, ibv_recv_wr**) {
+  Dev(srq->context)->recv_calls.fetch_add(1);
+  return 0;
+}
+
+int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
+  FakeDevice* d = Dev(cq->context);
+  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
+  d->poll_calls.fetch_add(1, std::memory_order_relaxed);
+  FakeCq* f = reinterpret_cast<FakeCq*>(cq);
+  std::lock_guard<std::mutex> lock(f->mu);
+  int i = 0;
+  for (; i < n && !f->entries.empty(); ++i) {
+    wc[i] = f->entries.front();
+    f->entries.pop_front();
+  }
+  return i;
+}
+
+int FakeReqNotifyCq(ibv_cq* cq, int) {
+  Dev(cq->context)->notify_calls.fetch_add(1);
+  return 0;
+}
+
+// ---- ibv_qp_ex
+void BeginWr(ibv_qp_ex* qpx, int opcode) {
+  FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
+  FakeWr w;
+  w.wr_id = qpx->wr_id;
+  w.opcode = opcode;
+  w.signaled = (qpx->wr_flags & IBV_SEND_SIGNALED) != 0 || q->sig_all;
+  q->batch.push_back(w);
+}
+void AddBytes(ibv_qp_ex* qpx, uint64_t b) {
+  FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
+  if (!q->batch.empty()) q->batch.back().bytes += b;
+}
+void FakeWrStart(ibv_qp_ex* qpx) {
+  FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
+  q->sq_mu.lock();
+  q->batch.clear();
+}
+int FakeWrComplete(ibv_qp_ex* qpx) {
+  const uint64_t tsc = emulate::ReadTsc();
+  FakeQp* q = Qp(qpx);
+  FakeDevice* d = q->ctx->owner;
+  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
+  d->post_calls.fetch_add(1, std::memory_order_relaxed);
+  d->last_post_tsc.store(tsc, std::memory_order_relaxed);
+  int rc = 0;
+  if (d->fail_complete.load()) {
+    rc = EINVAL;
+  } else {
+    uint64_t total = 0;
+    for (const FakeWr& w : q->batch) {
+      total += w.bytes;
+      if (d->record_posts.load(std::memory_order_relaxed)) {
+        PostRecord r;
+        r.tsc = tsc;
+        r.qp = &qpx->qp_base;
+        r.wr_id = w.wr_id;
+        r.bytes = w.bytes;
+        r.opcode = w.opcode;
+        r.via_wr_api = true;
+        d->Record(r);
+      }
+      if (w.signaled) Complete(qpx->qp_base.send_cq, w.wr_id, IBV_WC_SEND);
+    }
+    d->last_post_bytes.store(total, std::memory_order_relaxed);
+  }
+  q->batch.clear();
+  q->sq_mu.unlock();
+  return rc;
+}
+void FakeWrAbort(ibv_qp_ex* qpx) {
+  FakeQp* q = Qp(qpx);
+  q->batch.clear();
+  q->sq_mu.unlock();
+}
+void FakeWrSend(ibv_qp_ex* qpx) { BeginWr(qpx, IBV_WR_SEND); }
+void FakeWrSendImm(ibv_qp_ex* qpx, __be32) {
+  BeginWr(qpx, IBV_WR_SEND_WITH_IMM);
+}
+void FakeWrRdmaWrite(ibv_qp_ex* qpx, uint32_t, uint64_t) {
+  BeginWr(qpx, IBV_WR_RDMA_WRITE);
+}
+void FakeWrRdmaWriteImm(ibv_qp_ex* qpx, uint32_t, uint64_t, __be32) {
+  BeginWr(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
+}
+void FakeWrRdmaRead(ibv_qp_ex* qpx, uint32_t, uint64_t) {
+  BeginWr(qpx, IBV_WR_RDMA_READ);
+}
+void FakeWrAtomicFetchAdd(ibv_qp_ex* qpx, uint32_t, uint64_t, uint64_t) {
+  BeginWr(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD);
+}
+void FakeWrAtomicCmpSwp(ibv_qp_ex* qpx, uint32_t, uint64_t, uint64_t,
+                        uint64_t) {
+  BeginWr(qpx, IBV_WR_ATOMIC_CMP_AND_SWP);
+}
+void FakeWrAtomicWrite(ibv_qp_ex* qpx, uint32_t, uint64_t, const void*) {
+  BeginWr(qpx, IBV_WR_ATOMIC_WRITE);
+  AddBytes(qpx, 8);
+}
+void FakeWrSetSge(ibv_qp_ex* qpx, uint32_t, uint64_t, uint32_t len) {
+  AddBytes(qpx, len);
+}
+void FakeWrSetSgeList(ibv_qp_ex* qpx, size_t n, const ibv_sge* sg) {
+  for (size_t i = 0; i < n; ++i) AddBytes(qpx, sg[i].length);
+}
+void FakeWrSetInlineData(ibv_qp_ex* qpx, void*, size_t len) {
+  AddBytes(qpx, len);
+}
+void FakeWrSetInlineDataList(ibv_qp_ex* qpx, size_t n,
+                             const ibv_data_buf* bufs) {
+  for (size_t i = 0; i < n; ++i) AddBytes(qpx, bufs[i].length);
+}
+void FakeWrSetUdAddr(ibv_qp_ex*, ibv_ah*, uint32_t, uint32_t) {}
+
+// ---- control path
+ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
+               ibv_qp_type type, bool sig_all, bool ex) {
+  FakeDevice* d = fc->owner;
+  auto q = std::make_unique<FakeQp>();
+  std::memset(static_cast<void*>(&q->qpx), 0, sizeof(q->qpx));
+  q->ctx = fc;
+  q->ex = ex;
+  q->sig_all = sig_all;
+  ibv_qp& base = q->qpx.qp_base;
+  base.context = &fc->vctx.context;
+  base.pd = pd;
+  base.send_cq = send_cq;
+  base.recv_cq = recv_cq;
+  base.qp_type = type;
+  base.state = IBV_QPS_RESET;
+  static std::atomic<uint32_t> next_qpn{0x11};
+  base.qp_num = next_qpn.fetch_add(1);
+  if (ex) {
+    ibv_qp_ex& x = q->qpx;
+    x.wr_start = FakeWrStart;
+    x.wr_complete = FakeWrComplete;
+    x.wr_abort = FakeWrAbort;
+    x.wr_send = FakeWrSend;
+    x.wr_send_imm = FakeWrSendImm;
+    x.wr_rdma_write = FakeWrRdmaWrite;
+    x.wr_rdma_write_imm = FakeWrRdmaWriteImm;
+    x.wr_rdma_read = FakeWrRdmaRead;
+    x.wr_atomic_fetch_add = FakeWrAtomicFetchAdd;
+    x.wr_atomic_cmp_swp = FakeWrAtomicCmpSwp;
+    x.wr_atomic_write = FakeWrAtomicWrite;
+    x.wr_set_sge = FakeWrSetSge;
+    x.wr_set_sge_list = FakeWrSetSgeList;
+    x.wr_set_inline_data = FakeWrSetInlineData;
+    x.wr_set_inline_data_list = FakeWrSetInlineDataList;
+    x.wr_set_ud_addr = FakeWrSetUdAddr;
+    // wr_bind_mw, wr_local_inv, wr_send_inv, wr_send_tso, wr_set_xrc_srqn
+    // stay NULL, as for a provider without them: the shim must skip them.
+  }
+  ibv_qp* raw = &q->qpx.qp_base;
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->qps.push_back(std::move(q));
+  d->live_qps.fetch_add(1);
+  return raw;
+}
+
+ibv_qp* FakeCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a) {
+  const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
+  return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
+                a->sq_sig_all != 0, ex);
+}
+
+ibv_cq_ex* FakeCreateCqEx(ibv_context* c, ibv_cq_init_attr_ex*) {
+  Dev(c)->create_cq_ex_calls.fetch_add(1);
+  errno = EOPNOTSUPP;
+  return nullptr;
+}
+
+int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {
+  FakeDevice* d = Dev(c);
+  std::memset(attr, 0, sizeof(*attr));
+  attr->state = IBV_PORT_ACTIVE;
+  attr->active_speed = d->active_speed;
+  attr->active_width = d->active_width;
+  attr->active_mtu = d->active_mtu;
+  attr->max_mtu = IBV_MTU_4096;
+  return 0;
+}
+
+ibv_context* FakeOpenDevice(ibv_device* dev) {
+  FakeDevice* d = *reinterpret_cast<FakeDevice**>(reinterpret_cast<char*>(dev) +
+                                                  sizeof(ibv_device));
+  auto fc = std::make_unique<FakeContext>();
+  std::memset(static_cast<void*>(&fc->vctx), 0, sizeof(fc->vctx));
+  fc->owner = d;
+  verbs_context& v = fc->vctx;
+  v.sz = sizeof(verbs_context);
+  v.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+  v.context.device = dev;
+  v.context.ops.post_send = FakePostSend;
+  v.context.ops.post_recv = FakePostRecv;
+  v.context.ops.post_srq_recv = FakePostSrqRecv;
+  v.context.ops.poll_cq = FakePollCq;
+  v.context.ops.req_notify_cq = FakeReqNotifyCq;
+  v.create_qp_ex = FakeCreateQpEx;
+  v.create_cq_ex = FakeCreateCqEx;
+  v.query_port = FakeQueryPortEx;
+  ibv_context* raw = &v.context;
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->contexts.push_back(std::move(fc));
+  d->open_contexts.fetch_add(1);
+  return raw;
+}
+
+int FakeCloseDevice(ibv_context* c) {
+  Dev(c)->open_contexts.fetch_sub(1);
+  return 0;
+}
+
+ibv_qp* FakeCreateQp(ibv_pd* pd, ibv_qp_init_attr* a) {
+  return MakeQp(Ctx(pd->context), pd, a->send_cq, a->recv_cq, a->qp_type,
+                a->sq_sig_all != 0, false);
+}
+
+int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  FakeQp* q = Qp(qp);
+  if ((mask & IBV_QP_STATE) != 0) qp->state = attr->qp_state;
+  q->attr = *attr;
+  q->attr_mask_seen |= mask;
+  return 0;
+}
+
+int FakeQueryQp(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
+  FakeQp* q = Qp(qp);
+  *attr = q->attr;
+  attr->qp_state = qp->state;
+  if (init != nullptr) std::memset(init, 0, sizeof(*init));
+  return 0;
+}
+
+int FakeDestroyQp(ibv_qp* qp) {
+  FakeQp* q = Qp(qp);
+  if (q->destroyed) return EINVAL;
+  q->destroyed = true;
+  q->ctx->owner->live_qps.fetch_sub(1);
+  return 0;
+}
+
+ibv_cq* FakeCreateCq(ibv_context* c, int, void* cq_context,
+                     ibv_comp_channel* ch, int) {
+  FakeDevice* d = Dev(c);
+  auto f = std::make_unique<FakeCq>();
+  std::memset(static_cast<void*>(&f->cq), 0, sizeof(f->cq));
+  f->cq.context = c;
+  f->cq.cq_context = cq_context;
+  f->cq.channel = ch;
+  ibv_cq* raw = &f->cq;
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->cqs.push_back(std::move(f));
+  d->live_cqs.fetch_add(1);
+  return raw;
+}
+
+int FakeDestroyCq(ibv_cq* cq) {
+  Dev(cq->context)->live_cqs.fetch_sub(1);
+  return 0;
+}
+
+int FakeGetCqEvent(ibv_comp_channel*, ibv_cq**, void**) { return -1; }
+
+ibv_qp_ex* FakeQpToQpEx(ibv_qp* qp) {
+  FakeQp* q = Qp(qp);
+  return q->ex ? &q->qpx : nullptr;
+}
+
+int FakeQueryPort(ibv_context* c, uint8_t port, ibv_port_attr* attr) {
+  return FakeQueryPortEx(c, port, attr, sizeof(*attr));
+}
+
+ibv_pd* FakeAllocPd(ibv_context* c) {
+  FakeDevice* d = Dev(c);
+  auto pd = std::make_unique<ibv_pd>();
+  pd->context = c;
+  ibv_pd* raw = pd.get();
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->pds.push_back(std::move(pd));
+  d->live_pds.fetch_add(1);
+  return raw;
+}
+
+int FakeDeallocPd(ibv_pd* pd) {
+  Dev(pd->context)->live_pds.fetch_sub(1);
+  return 0;
+}
+
+ibv_mr* FakeRegMr(ibv_pd* pd, void* addr, size_t len, int) {
+  FakeDevice* d = Dev(pd->context);
+  auto mr = std::make_unique<ibv_mr>();
+  mr->context = pd->context;
+  mr->pd = pd;
+  mr->addr = addr;
+  mr->length = len;
+  mr->lkey = 0x1234;
+  ibv_mr* raw = mr.get();
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->mrs.push_back(std::move(mr));
+  d->live_mrs.fetch_add(1);
+  return raw;
+}
+
+int FakeDeregMr(ibv_mr* mr) {
+  Dev(mr->context)->live_mrs.fetch_sub(1);
+  return 0;
+}
+
+ibv_ah* FakeCreateAh(ibv_pd* pd, ibv_ah_attr*) {
+  FakeDevice* d = Dev(pd->context);
+  auto ah = std::make_unique<ibv_ah>();
+  ah->context = pd->context;
+  ah->pd = pd;
+  ibv_ah* raw = ah.get();
+  std::lock_guard<std::mutex> lock(d->mu);
+  d->ahs.push_back(std::move(ah));
+  d->live_ahs.fetch_add(1);
+  return raw;
+}
+
+int FakeDestroyAh(ibv_ah* ah) {
+  Dev(ah->context)->live_ahs.fetch_sub(1);
+  return 0;
+}
+
+}  // namespace
+
+FakeDevice::FakeDevice(const char* name) {
+  std::strncpy(dev_.dev.name, name, sizeof(dev_.dev.name) - 1);
+  std::strncpy(dev_.dev.dev_name, name, sizeof(dev_.dev.dev_name) - 1);
+  dev_.dev.node_type = IBV_NODE_CA;
+  dev_.dev.transport_type = IBV_TRANSPORT_IB;
+  dev_.owner = this;
+  static_assert(offsetof(FakeIbvDevice, owner) == sizeof(ibv_device));
+}
+
+FakeDevice::~FakeDevice() = default;
+
+void FakeDevice::Record(const PostRecord& r) {
+  std::lock_guard<std::mutex> lock(rec_mu_);
+  posts_.push_back(r);
+}
+
+std::vector<PostRecord> FakeDevice::Posts() {
+  std::lock_guard<std::mutex> lock(rec_mu_);
+  return posts_;
+}
+
+void FakeDevice::ClearPosts() {
+  std::lock_guard<std::mutex> lock(rec_mu_);
+  posts_.clear();
+}
+
+RealVerbs FakeDevice::MakeRealVerbs() {
+  RealVerbs r;
+  r.open_device = FakeOpenDevice;
+  r.close_device = FakeCloseDevice;
+  r.create_qp = FakeCreateQp;
+  r.modify_qp = FakeModifyQp;
+  r.query_qp = FakeQueryQp;
+  r.destroy_qp = FakeDestroyQp;
+  r.create_cq = FakeCreateCq;
+  r.destroy_cq = FakeDestroyCq;
+  r.get_cq_event = FakeGetCqEvent;
+  r.qp_to_qp_ex = FakeQpToQpEx;
+  r.query_port = FakeQueryPort;
+  r.alloc_pd = FakeAllocPd;
+  r.dealloc_pd = FakeDeallocPd;
+  r.reg_mr = FakeRegMr;
+  r.dereg_mr = FakeDeregMr;
+  r.create_ah = FakeCreateAh;
+  r.destroy_ah = FakeDestroyAh;
+  r.rdma_core_version = 44;
+  return r;
+}
+
+}  // namespace verbsemu::shim::internal

@@ -1,0 +1,128 @@
+// A recording fake RDMA device for shim tests and the device-boundary
+// benchmark: a real verbs_context (sz set, extended ABI marker), op tables
+// and ibv_qp_ex slots whose functions record every call with its TSC stamp,
+// and a RealVerbs table that routes the control path to the fake.
+#ifndef VERBSEMU_SHIM_INTERNAL_FAKE_DEVICE_H_
+#define VERBSEMU_SHIM_INTERNAL_FAKE_DEVICE_H_
+
+#include <infiniband/verbs.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "shim/internal/real_verbs.h"
+
+namespace verbsemu::shim::internal {
+
+class FakeDevice;
+
+struct FakeContext {
+  verbs_context vctx;  // first: ibv_context* -> verbs_get_ctx -> this
+  FakeDevice* owner;
+};
+
+struct FakeCq {
+  ibv_cq cq;  // first
+  std::mutex mu;
+  std::deque<ibv_wc> entries;
+};
+
+struct FakeWr {
+  uint64_t wr_id = 0;
+  uint64_t bytes = 0;
+  int opcode = 0;
+  bool signaled = false;
+};
+
+struct FakeQp {
+  ibv_qp_ex qpx;  // first; qpx.qp_base is the ibv_qp
+  FakeContext* ctx = nullptr;
+  bool ex = false;
+  bool sig_all = false;
+  bool destroyed = false;
+  std::mutex sq_mu;           // the "provider lock", wr_start..complete
+  std::vector<FakeWr> batch;  // under sq_mu
+  ibv_qp_attr attr{};
+  int attr_mask_seen = 0;
+};
+
+struct PostRecord {
+  uint64_t tsc = 0;
+  const ibv_qp* qp = nullptr;
+  uint64_t wr_id = 0;
+  uint64_t bytes = 0;
+  int opcode = 0;
+  bool via_wr_api = false;
+  uint32_t remote_qpn = 0;
+};
+
+class FakeDevice {
+ public:
+  explicit FakeDevice(const char* name);
+  ~FakeDevice();
+  FakeDevice(const FakeDevice&) = delete;
+  FakeDevice& operator=(const FakeDevice&) = delete;
+
+  ibv_device* device() { return &dev_.dev; }
+
+  // RealVerbs whose entries operate on fake devices (any FakeDevice).
+  static RealVerbs MakeRealVerbs();
+
+  // --- behaviour knobs
+  // post_send fails at this WR index of a chain (-1: never), with ENOMEM.
+  std::atomic<int> fail_post_at{-1};
+  std::atomic<bool> fail_complete{false};
+  std::atomic<bool> record_posts{true};
+  // Data-path calls return at once (success, nothing recorded): isolates the
+  // shim's own cost in the pass-through benchmark.
+  std::atomic<bool> null_ops{false};
+  uint8_t active_speed = 32;  // EDR
+  uint8_t active_width = 2;   // 4x -> 100 Gbit/s
+  ibv_mtu active_mtu = IBV_MTU_1024;
+
+  // --- records
+  std::vector<PostRecord> Posts();
+  void ClearPosts();
+  std::atomic<uint64_t> last_post_tsc{0};
+  std::atomic<uint64_t> last_post_bytes{0};
+  std::atomic<uint64_t> post_calls{0};
+  std::atomic<uint64_t> poll_calls{0};
+  std::atomic<uint64_t> recv_calls{0};
+  std::atomic<uint64_t> notify_calls{0};
+  std::atomic<uint64_t> create_cq_ex_calls{0};
+  std::atomic<uint64_t> ud_datagrams{0};
+  std::atomic<uint64_t> ud_bytes{0};
+  std::atomic<int> open_contexts{0};
+  std::atomic<int> live_qps{0};
+  std::atomic<int> live_pds{0};
+  std::atomic<int> live_mrs{0};
+  std::atomic<int> live_ahs{0};
+  std::atomic<int> live_cqs{0};
+
+  // Internal (used by the fake's C callbacks).
+  void Record(const PostRecord& r);
+  std::mutex mu;
+  std::vector<std::unique_ptr<FakeContext>> contexts;
+  std::vector<std::unique_ptr<FakeQp>> qps;
+  std::vector<std::unique_ptr<FakeCq>> cqs;
+  std::vector<std::unique_ptr<ibv_pd>> pds;
+  std::vector<std::unique_ptr<ibv_mr>> mrs;
+  std::vector<std::unique_ptr<ibv_ah>> ahs;
+
+ private:
+  struct FakeIbvDevice {
+    ibv_device dev;  // first
+    FakeDevice* owner;
+  };
+  FakeIbvDevice dev_{};
+  std::mutex rec_mu_;
+  std::vector<PostRecord> posts_;
+};
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_FAKE_DEVICE_H_

@@ -1,0 +1,42 @@
+// Command-line handling of the `verbsemu` launcher, separate from main() so
+// it can be tested: `verbsemu run [flags] -- CMD ARGS...` and
+// `verbsemu env [flags]`.
+#ifndef VERBSEMU_SHIM_LAUNCHER_H_
+#define VERBSEMU_SHIM_LAUNCHER_H_
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace verbsemu::shim {
+
+struct LaunchPlan {
+  enum class Mode { kRun, kEnv, kHelp };
+  Mode mode = Mode::kHelp;
+  enum class Format { kLines, kMpirun, kSrun };
+  Format format = Format::kLines;
+  // VERBSEMU_* settings in flag order, validated.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::string> command;  // kRun
+  std::string error;                 // one line; empty when ok
+  bool ok() const { return error.empty(); }
+};
+
+// Parses argv[1..]. `getenv` reads VERBSEMU_* already in the environment,
+// which are validated too (they would reach the shim unchanged).
+LaunchPlan ParseLauncherArgs(
+    const std::vector<std::string>& args,
+    const std::function<const char*(const char*)>& getenv);
+
+// Lines for `verbsemu env`, given the absolute path of libverbsemu.so and
+// the current LD_PRELOAD (prepended to, not replaced).
+std::vector<std::string> EnvLines(const LaunchPlan& plan,
+                                  const std::string& lib_path,
+                                  const char* current_preload);
+
+std::string LauncherUsage();
+
+}  // namespace verbsemu::shim
+
+#endif  // VERBSEMU_SHIM_LAUNCHER_H_

@@ -1,0 +1,82 @@
+#include "shim/launcher.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace verbsemu::shim {
+namespace {
+
+const char* NoEnv(const char*) { return nullptr; }
+
+TEST(LauncherTest, RunWithFlags) {
+  LaunchPlan p =
+      ParseLauncherArgs({"run", "--latency", "2us", "--bandwidth=40%",
+                         "--bw-mode", "pace", "--", "ib_send_lat", "-a"},
+                        NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.mode, LaunchPlan::Mode::kRun);
+  ASSERT_EQ(p.env.size(), 3u);
+  EXPECT_EQ(p.env[0].first, "VERBSEMU_LATENCY");
+  EXPECT_EQ(p.env[1].second, "40%");
+  EXPECT_EQ(p.command, (std::vector<std::string>{"ib_send_lat", "-a"}));
+}
+
+TEST(LauncherTest, CommandWithoutDoubleDash) {
+  LaunchPlan p =
+      ParseLauncherArgs({"run", "--latency=1us", "ibv_rc_pingpong"}, NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.command, (std::vector<std::string>{"ibv_rc_pingpong"}));
+}
+
+TEST(LauncherTest, BadValueIsOneLineNamingVariable) {
+  LaunchPlan p =
+      ParseLauncherArgs({"run", "--latency", "fast", "--", "true"}, NoEnv);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error.find("VERBSEMU_LATENCY"), std::string::npos);
+  EXPECT_NE(p.error.find("1500ns"), std::string::npos);
+  EXPECT_EQ(p.error.find('\n'), std::string::npos);
+}
+
+TEST(LauncherTest, BadInheritedVariableIsRejected) {
+  LaunchPlan p = ParseLauncherArgs({"run", "--", "true"}, [](const char* n) {
+    return std::string(n) == "VERBSEMU_BW_MODE" ? "squeeze" : nullptr;
+  });
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error.find("VERBSEMU_BW_MODE"), std::string::npos);
+}
+
+TEST(LauncherTest, MissingCommandAndUnknownOption) {
+  EXPECT_FALSE(ParseLauncherArgs({"run", "--latency", "1us"}, NoEnv).ok());
+  EXPECT_FALSE(
+      ParseLauncherArgs({"run", "--speed", "1", "--", "x"}, NoEnv).ok());
+  EXPECT_FALSE(ParseLauncherArgs({"launch"}, NoEnv).ok());
+  EXPECT_FALSE(ParseLauncherArgs({"run", "--latency"}, NoEnv).ok());
+}
+
+TEST(LauncherTest, EnvLinesPrependPreload) {
+  LaunchPlan p = ParseLauncherArgs({"env", "--latency", "2us"}, NoEnv);
+  ASSERT_TRUE(p.ok());
+  auto lines = EnvLines(p, "/x/libverbsemu.so", "/y/other.so");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "LD_PRELOAD=/x/libverbsemu.so:/y/other.so");
+  EXPECT_EQ(lines[1], "VERBSEMU_LATENCY=2us");
+}
+
+TEST(LauncherTest, MpirunAndSrunFormats) {
+  LaunchPlan p = ParseLauncherArgs(
+      {"env", "--format", "mpirun", "--bandwidth", "25Gbit/s"}, NoEnv);
+  ASSERT_TRUE(p.ok());
+  auto lines = EnvLines(p, "/x/libverbsemu.so", nullptr);
+  EXPECT_EQ(lines[0], "-x LD_PRELOAD=/x/libverbsemu.so");
+  EXPECT_EQ(lines[1], "-x VERBSEMU_BANDWIDTH=25Gbit/s");
+  p = ParseLauncherArgs({"env", "--format=srun", "--latency=1us"}, NoEnv);
+  ASSERT_TRUE(p.ok());
+  lines = EnvLines(p, "/x/l.so", nullptr);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "--export=ALL,LD_PRELOAD=/x/l.so,VERBSEMU_LATENCY=1us");
+}
+
+}  // namespace
+}  // namespace verbsemu::shim

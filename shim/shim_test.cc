@@ -1,0 +1,629 @@
+// Shim tests over a recording fake device: patching, WR chains, bad_wr
+// mapping, the ibv_wr_* path, padding and pacing placement, many threads,
+// and teardown with work in flight. No timing upper bounds anywhere: the only
+// time-based checks are lower bounds a spin guarantees.
+#include <gtest/gtest.h>
+#include <infiniband/verbs.h>
+
+#include <array>
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emulate/config.h"
+#include "emulate/tsc.h"
+#include "shim/internal/engine.h"
+#include "shim/internal/fake_device.h"
+#include "shim/internal/real_verbs.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+const emulate::TscCalibration& Cal() {
+  static const emulate::TscCalibration cal = emulate::CalibrateTsc(2'000'000);
+  return cal;
+}
+
+class ShimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
+    ResetForTesting();
+    Configure(emulate::Config{});
+  }
+  void TearDown() override { ResetForTesting(); }
+
+  void Configure(const emulate::Config& c) {
+    ConfigureWithCalibration(c, Cal());
+  }
+
+  ibv_context* Open(FakeDevice& d) {
+    ibv_context* ctx = OpenDevice(d.device());
+    EXPECT_NE(ctx, nullptr);
+    return ctx;
+  }
+
+  struct Res {
+    ibv_context* ctx = nullptr;
+    ibv_pd* pd = nullptr;
+    ibv_cq* cq = nullptr;
+    ibv_qp* qp = nullptr;
+  };
+
+  Res MakeQp(FakeDevice& d, bool wr_api, bool connect = true) {
+    Res r;
+    r.ctx = Open(d);
+    r.pd = Real().alloc_pd(r.ctx);
+    r.cq = CreateCq(r.ctx, 64, nullptr, nullptr, 0);
+    ibv_qp_init_attr_ex a{};
+    a.send_cq = r.cq;
+    a.recv_cq = r.cq;
+    a.qp_type = IBV_QPT_RC;
+    a.pd = r.pd;
+    a.comp_mask = IBV_QP_INIT_ATTR_PD;
+    if (wr_api) {
+      a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+      a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+      r.qp = ibv_create_qp_ex(r.ctx, &a);  // inline: verbs_context slot
+    } else {
+      ibv_qp_init_attr init{};
+      init.send_cq = r.cq;
+      init.recv_cq = r.cq;
+      init.qp_type = IBV_QPT_RC;
+      r.qp = CreateQp(r.pd, &init);  // exported ibv_create_qp
+    }
+    EXPECT_NE(r.qp, nullptr);
+    if (connect) Connect(r.qp);
+    return r;
+  }
+
+  static void Connect(ibv_qp* qp) {
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    ASSERT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTR;
+    a.path_mtu = IBV_MTU_1024;
+    a.ah_attr.port_num = 1;
+    a.ah_attr.dlid = 7;
+    a.ah_attr.is_global = 1;
+    a.ah_attr.grh.sgid_index = 1;
+    ASSERT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU), 0);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTS;
+    ASSERT_EQ(ModifyQp(qp, &a, IBV_QP_STATE), 0);
+  }
+
+  static QpCounters Counters(const ibv_qp* qp) {
+    QpCounters c;
+    EXPECT_TRUE(GetQpCounters(qp, &c));
+    return c;
+  }
+};
+
+// A chain of `n` WRs with one SGE each, of `bytes` each.
+struct Chain {
+  Chain(int n, uint32_t bytes, ibv_wr_opcode op = IBV_WR_RDMA_WRITE)
+      : wrs(n), sges(n) {
+    for (int i = 0; i < n; ++i) {
+      sges[i].addr = 0x1000;
+      sges[i].length = bytes;
+      sges[i].lkey = 1;
+      wrs[i].wr_id = 100 + i;
+      wrs[i].sg_list = &sges[i];
+      wrs[i].num_sge = 1;
+      wrs[i].opcode = op;
+      wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+    }
+  }
+  ibv_send_wr* head() { return wrs.data(); }
+  std::vector<ibv_send_wr> wrs;
+  std::vector<ibv_sge> sges;
+};
+
+TEST_F(ShimTest, OpenPatchesDataPathAndKeepsOriginalsPerContext) {
+  FakeDevice d0("fake0"), d1("fake1");
+  ibv_context* c0 = Open(d0);
+  ibv_context* c1 = Open(d1);
+  ASSERT_TRUE(IsContextPatched(c0));
+  ASSERT_TRUE(IsContextPatched(c1));
+  // Both contexts now dispatch through the same shim function...
+  EXPECT_EQ(c0->ops.post_send, c1->ops.post_send);
+  EXPECT_EQ(c0->ops.poll_cq, c1->ops.poll_cq);
+  // ...which forwards each call to its own device.
+  Res r0 = MakeQp(d0, false);
+  Res r1 = MakeQp(d1, false);
+  Chain a(1, 64), b(2, 64);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r0.qp, a.head(), &bad), 0);
+  ASSERT_EQ(ibv_post_send(r1.qp, b.head(), &bad), 0);
+  EXPECT_EQ(d0.Posts().size(), 1u);
+  EXPECT_EQ(d1.Posts().size(), 2u);
+  EXPECT_EQ(CloseDevice(c0), 0);
+  EXPECT_EQ(CloseDevice(c1), 0);
+  EXPECT_FALSE(IsContextPatched(c0));
+}
+
+TEST_F(ShimTest, VerbsContextSlotsArePatchedOnlyWithinSz) {
+  FakeDevice d("fake0");
+  ibv_context* ctx = Open(d);
+  verbs_context* v = verbs_get_ctx(ctx);
+  // create_qp_ex is wrapped: a QP made through it is known to the shim.
+  Res r = MakeQp(d, true);
+  QpCounters c;
+  EXPECT_TRUE(GetQpCounters(r.qp, &c));
+  // create_cq_ex is forwarded to the device.
+  ibv_cq_init_attr_ex cqa{};
+  cqa.cqe = 8;
+  EXPECT_EQ(v->create_cq_ex(ctx, &cqa), nullptr);
+  EXPECT_EQ(d.create_cq_ex_calls.load(), 1u);
+}
+
+TEST_F(ShimTest, SmallVerbsContextIsNotReadBeyondSz) {
+  FakeDevice d("fake0");
+  // Open through the fake, then shrink sz so that create_qp_ex/create_cq_ex
+  // lie outside the provider's verbs_context: the shim must leave them.
+  ResetForTesting();
+  SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
+  ibv_context* raw = Real().open_device(d.device());
+  verbs_context* v = verbs_get_ctx(raw);
+  auto* before_qp_ex = v->create_qp_ex;
+  v->sz = sizeof(verbs_context) - offsetof(verbs_context, ABI_placeholder1);
+  ResetForTesting();
+  // Re-register this context as if freshly opened.
+  FakeDevice d2("fake2");
+  ibv_context* ctx = Open(d2);
+  verbs_context* v2 = verbs_get_ctx(ctx);
+  EXPECT_NE(v2->create_qp_ex, nullptr);
+  // The shrunken one was never registered; its slot is untouched.
+  EXPECT_EQ(v->create_qp_ex, before_qp_ex);
+}
+
+TEST_F(ShimTest, DeviceFilterLeavesOtherDevicesAlone) {
+  emulate::Config c;
+  c.devices = {"fake1"};
+  Configure(c);
+  FakeDevice d0("fake0"), d1("fake1");
+  ibv_context* c0 = Open(d0);
+  ibv_context* c1 = Open(d1);
+  EXPECT_FALSE(IsContextPatched(c0));
+  EXPECT_TRUE(IsContextPatched(c1));
+}
+
+TEST_F(ShimTest, InvalidConfigurationMeansPurePassThrough) {
+  verbsemu::shim::internal::Configure(emulate::Config{},
+                                      "VERBSEMU_LATENCY='x' is not accepted");
+  FakeDevice d("fake0");
+  ibv_context* ctx = Open(d);
+  EXPECT_FALSE(IsContextPatched(ctx));
+  EXPECT_NE(ReportText().find("configuration error"), std::string::npos);
+}
+
+TEST_F(ShimTest, ChainPassesThroughUnsplitAndCounted) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(5, 100);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  auto posts = d.Posts();
+  ASSERT_EQ(posts.size(), 5u);
+  EXPECT_EQ(d.post_calls.load(), 1u);  // one real post for the whole chain
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(posts[i].wr_id, 100u + i);
+  const QpCounters c = Counters(r.qp);
+  EXPECT_EQ(c.posts, 1u);
+  EXPECT_EQ(c.wrs, 5u);
+  EXPECT_EQ(c.bytes, 500u);
+}
+
+TEST_F(ShimTest, BadWrPointsIntoApplicationChain) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(4, 10);
+  d.fail_post_at = 2;
+  ibv_send_wr* bad = nullptr;
+  EXPECT_EQ(ibv_post_send(r.qp, ch.head(), &bad), ENOMEM);
+  EXPECT_EQ(bad, &ch.wrs[2]);
+  const QpCounters c = Counters(r.qp);
+  EXPECT_EQ(c.wrs, 2u);  // only the WRs before bad_wr were posted
+  EXPECT_EQ(c.bytes, 20u);
+  EXPECT_EQ(c.failed_posts, 1u);
+}
+
+TEST_F(ShimTest, BadWrMappedWithEmulationOn) {
+  emulate::Config cfg;
+  cfg.latency_ns = 500;
+  cfg.bandwidth = *emulate::ParseBandwidth("50%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(3, 10);
+  d.fail_post_at = 0;
+  ibv_send_wr* bad = nullptr;
+  EXPECT_EQ(ibv_post_send(r.qp, ch.head(), &bad), ENOMEM);
+  EXPECT_EQ(bad, &ch.wrs[0]);
+}
+
+TEST_F(ShimTest, WrApiIsInterceptedAndCounted) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  ibv_qp_ex* x = Real().qp_to_qp_ex(r.qp);
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->wr_bind_mw, nullptr);  // NULL provider slots stay NULL
+  ibv_wr_start(x);
+  x->wr_id = 1;
+  x->wr_flags = IBV_SEND_SIGNALED;
+  ibv_wr_send(x);
+  ibv_wr_set_sge(x, 1, 0x1000, 300);
+  x->wr_id = 2;
+  x->wr_flags = 0;
+  ibv_wr_rdma_write(x, 5, 0x2000);
+  ibv_sge list[2] = {{0x1000, 10, 1}, {0x2000, 20, 1}};
+  ibv_wr_set_sge_list(x, 2, list);
+  x->wr_id = 3;
+  ibv_wr_rdma_read(x, 5, 0x3000);
+  ibv_wr_set_sge(x, 1, 0x1000, 4);
+  ASSERT_EQ(ibv_wr_complete(x), 0);
+  auto posts = d.Posts();
+  ASSERT_EQ(posts.size(), 3u);
+  EXPECT_TRUE(posts[0].via_wr_api);
+  EXPECT_EQ(posts[0].bytes, 300u);
+  EXPECT_EQ(posts[1].bytes, 30u);
+  EXPECT_EQ(posts[2].opcode, IBV_WR_RDMA_READ);
+  const QpCounters c = Counters(r.qp);
+  EXPECT_EQ(c.posts, 1u);
+  EXPECT_EQ(c.wrs, 3u);
+  EXPECT_EQ(c.bytes, 334u);
+  // The signaled send completes through the patched poll_cq.
+  ibv_wc wc[4];
+  EXPECT_EQ(ibv_poll_cq(r.cq, 4, wc), 1);
+  EXPECT_EQ(wc[0].wr_id, 1u);
+}
+
+TEST_F(ShimTest, WrAbortAndFailedCompleteAreNotCountedAsPosted) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  ibv_qp_ex* x = Real().qp_to_qp_ex(r.qp);
+  ibv_wr_start(x);
+  ibv_wr_send(x);
+  ibv_wr_set_inline_data(x, nullptr, 16);
+  ibv_wr_abort(x);
+  EXPECT_EQ(Counters(r.qp).wrs, 0u);
+  d.fail_complete = true;
+  ibv_wr_start(x);
+  ibv_wr_send(x);
+  ibv_data_buf bufs[2] = {{nullptr, 8}, {nullptr, 8}};
+  ibv_wr_set_inline_data_list(x, 2, bufs);
+  EXPECT_EQ(ibv_wr_complete(x), EINVAL);
+  const QpCounters c = Counters(r.qp);
+  EXPECT_EQ(c.wrs, 0u);
+  EXPECT_EQ(c.failed_posts, 1u);
+  d.fail_complete = false;
+  ibv_wr_start(x);
+  ibv_wr_send(x);
+  ibv_wr_set_inline_data_list(x, 2, bufs);
+  EXPECT_EQ(ibv_wr_complete(x), 0);
+  EXPECT_EQ(Counters(r.qp).bytes, 16u);
+}
+
+TEST_F(ShimTest, LatencyIsInjectedBeforeTheRealPost) {
+  emulate::Config cfg;
+  cfg.latency_ns = 20'000;
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(2, 8);
+  const uint64_t target = Cal().NsToTicks(20'000);
+  const uint64_t slack = Cal().spin_fixed_cost_ticks;
+  for (int i = 0; i < 5; ++i) {
+    ibv_send_wr* bad = nullptr;
+    const uint64_t t0 = emulate::ReadTsc();
+    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    // A lower bound only: the spin cannot end before its deadline.
+    EXPECT_GE(d.last_post_tsc.load() - t0 + slack, target);
+  }
+  const QpCounters c = Counters(r.qp);
+  EXPECT_EQ(c.posts, 5u);
+  EXPECT_GE(c.delay_ticks + 5 * slack, 5 * target);
+  EXPECT_EQ(d.post_calls.load(), 5u);  // once per chain, not per WR
+}
+
+TEST_F(ShimTest, LongDelaySleepsButStillMeetsTheDeadline) {
+  emulate::Config cfg;
+  cfg.latency_ns = 600'000;  // above the sleep threshold: sleep, then spin
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 8);
+  for (int i = 0; i < 3; ++i) {
+    ibv_send_wr* bad = nullptr;
+    const uint64_t t0 = emulate::ReadTsc();
+    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+              Cal().NsToTicks(600'000));
+  }
+}
+
+TEST_F(ShimTest, LatencyAlsoOnWrComplete) {
+  emulate::Config cfg;
+  cfg.latency_ns = 10'000;
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  ibv_qp_ex* x = Real().qp_to_qp_ex(r.qp);
+  ibv_wr_start(x);
+  ibv_wr_send(x);
+  ibv_wr_set_sge(x, 1, 0, 64);
+  const uint64_t t0 = emulate::ReadTsc();
+  ASSERT_EQ(ibv_wr_complete(x), 0);
+  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+            Cal().NsToTicks(10'000));
+}
+
+TEST_F(ShimTest, LargeMessagePaddedBeforeDataOnShimOwnedUdQp) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("50%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 1 << 20);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  auto posts = d.Posts();
+  // 1 MiB of padding in 1 KiB datagrams, then the application's WR.
+  ASSERT_EQ(posts.size(), 1025u);
+  for (size_t i = 0; i + 1 < posts.size(); ++i) {
+    EXPECT_NE(posts[i].qp, r.qp);
+    EXPECT_EQ(posts[i].remote_qpn, 0xFFFFFEu);
+    EXPECT_EQ(posts[i].bytes, 1024u);
+  }
+  EXPECT_EQ(posts.back().qp, r.qp);
+  const QpCounters c = Counters(r.qp);
+  EXPECT_EQ(c.pad_datagrams, 1024u);
+  EXPECT_EQ(c.pad_bytes, 1u << 20);
+  // The application's CQ saw nothing from the padding.
+  ibv_wc wc[4];
+  EXPECT_EQ(ibv_poll_cq(r.cq, 4, wc), 0);
+}
+
+TEST_F(ShimTest, SmallMessagePaddingIsBatchedAtThreshold) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("50%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 1024);
+  for (int i = 0; i < 63; ++i) {
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  }
+  EXPECT_EQ(d.ud_datagrams.load(), 0u);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  EXPECT_EQ(d.ud_datagrams.load(), 64u);
+}
+
+TEST_F(ShimTest, ReadsAreNotPadded) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("25%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 1 << 20, IBV_WR_RDMA_READ);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  EXPECT_EQ(d.ud_datagrams.load(), 0u);
+}
+
+TEST_F(ShimTest, AbsoluteTargetUsesPortRate) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("25Gbit/s");  // of 100 Gbit/s
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 1 << 20);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  EXPECT_EQ(d.ud_datagrams.load(), 3072u);  // 3 bytes of padding per byte
+}
+
+TEST_F(ShimTest, PacingSpacesReleasesAtLeastAtTargetRate) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("10Gbit/s");
+  cfg.bw_mode = emulate::BwMode::kPace;
+  cfg.link_bits_per_s = 1e12;  // "real" link far faster than the target
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 65536);
+  const int kPosts = 50;
+  uint64_t first = 0;
+  for (int i = 0; i < kPosts; ++i) {
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    if (i == 0) first = d.last_post_tsc.load();
+  }
+  // 49 further messages cannot have been released faster than 10 Gbit/s.
+  const double min_ns = 49.0 * 65536 * 8 / 10.0 * (1 - 1e-12 * 10e9 / 1);
+  EXPECT_GE(Cal().TicksToNs(d.last_post_tsc.load() - first), min_ns * 0.99);
+  EXPECT_EQ(d.ud_datagrams.load(), 0u);  // pace wastes no wire
+}
+
+TEST_F(ShimTest, ManyThreadsOwnAndSharedQps) {
+  FakeDevice d("fake0");
+  d.record_posts = false;
+  Res shared = MakeQp(d, false);
+  constexpr int kThreads = 4, kPosts = 5000;
+  std::vector<Res> own;
+  for (int t = 0; t < kThreads; ++t) own.push_back(MakeQp(d, t % 2 == 0));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Chain ch(2, 8);
+      ibv_qp_ex* x = Real().qp_to_qp_ex(own[t].qp);
+      for (int i = 0; i < kPosts; ++i) {
+        ibv_send_wr* bad = nullptr;
+        EXPECT_EQ(ibv_post_send(shared.qp, ch.head(), &bad), 0);
+        if (x != nullptr) {
+          ibv_wr_start(x);
+          ibv_wr_send(x);
+          ibv_wr_set_sge(x, 1, 0, 8);
+          EXPECT_EQ(ibv_wr_complete(x), 0);
+        } else {
+          EXPECT_EQ(ibv_post_send(own[t].qp, ch.head(), &bad), 0);
+        }
+        ibv_wc wc[4];
+        ibv_poll_cq(shared.cq, 4, wc);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(Counters(shared.qp).wrs, 2u * kThreads * kPosts);
+  EXPECT_EQ(Counters(shared.qp).posts, 1u * kThreads * kPosts);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(Counters(own[t].qp).posts, 1u * kPosts);
+  }
+}
+
+TEST_F(ShimTest, ManyThreadsWithEmulationOn) {
+  emulate::Config cfg;
+  cfg.latency_ns = 200;
+  cfg.bandwidth = *emulate::ParseBandwidth("50%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  d.record_posts = false;
+  Res shared = MakeQp(d, false);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      Chain ch(1, 4096);
+      for (int i = 0; i < 2000; ++i) {
+        ibv_send_wr* bad = nullptr;
+        EXPECT_EQ(ibv_post_send(shared.qp, ch.head(), &bad), 0);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const QpCounters c = Counters(shared.qp);
+  EXPECT_EQ(c.wrs, 6000u);
+  // 6000 * 4 KiB of data at 50%: as much padding, minus what is still owed.
+  EXPECT_LE(c.pad_bytes, 6000u * 4096);
+  EXPECT_GE(c.pad_bytes + 65536 + 1024, 6000u * 4096);
+  EXPECT_EQ(d.ud_bytes.load(), c.pad_bytes);
+}
+
+TEST_F(ShimTest, DestroyAndCloseWithWorkInFlight) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("50%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  // Signaled sends never polled, and padding in flight on the shim's QP.
+  Chain ch(8, 65536);
+  for (auto& w : ch.wrs) w.send_flags = IBV_SEND_SIGNALED;
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  EXPECT_GT(d.ud_datagrams.load(), 0u);
+  EXPECT_EQ(d.live_pds.load(), 2);  // application's + shim's
+  EXPECT_EQ(d.live_ahs.load(), 1);
+  EXPECT_EQ(LiveQpCount(), 1u);
+  ASSERT_EQ(DestroyQp(r.qp), 0);
+  EXPECT_EQ(LiveQpCount(), 0u);
+  EXPECT_EQ(d.live_ahs.load(), 0);  // the padding AH went with the QP
+  // The shim's own PD/CQ/QP/MR are gone before the device closes.
+  ASSERT_EQ(CloseDevice(r.ctx), 0);
+  EXPECT_EQ(d.live_pds.load(), 1);  // only the application's PD is left
+  EXPECT_EQ(d.live_mrs.load(), 0);
+  EXPECT_EQ(d.live_qps.load(), 0);
+  EXPECT_EQ(d.live_cqs.load(), 1);  // the application's CQ
+  EXPECT_EQ(d.open_contexts.load(), 0);
+  // The destroyed QP is still in the report.
+  const std::string report = ReportText();
+  EXPECT_NE(report.find("device fake0"), std::string::npos) << report;
+  EXPECT_NE(report.find("wrs 8, bytes 524288"), std::string::npos) << report;
+}
+
+TEST_F(ShimTest, CloseWithLiveQpsRetiresThem) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  Chain ch(1, 8);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(CloseDevice(r.ctx), 0);
+  EXPECT_EQ(LiveQpCount(), 0u);
+  EXPECT_NE(ReportText().find("wrs 1,"), std::string::npos);
+}
+
+TEST_F(ShimTest, UninitContextForgetsWithoutVerbsCalls) {
+  emulate::Config cfg;
+  cfg.bandwidth = *emulate::ParseBandwidth("50%");
+  Configure(cfg);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 1 << 16);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  const int pds = d.live_pds.load();
+  VerbsUninitContext(verbs_get_ctx(r.ctx));
+  EXPECT_FALSE(IsContextPatched(r.ctx));
+  EXPECT_EQ(d.live_pds.load(), pds);  // nothing destroyed behind libibverbs
+}
+
+TEST_F(ShimTest, QpCreatedBehindTheShimIsAdoptedOnFirstPost) {
+  FakeDevice d("fake0");
+  ibv_context* ctx = Open(d);
+  ibv_pd* pd = Real().alloc_pd(ctx);
+  ibv_cq* cq = Real().create_cq(ctx, 8, nullptr, nullptr, 0);
+  ibv_qp_init_attr init{};
+  init.send_cq = cq;
+  init.recv_cq = cq;
+  init.qp_type = IBV_QPT_RC;
+  ibv_qp* qp = Real().create_qp(pd, &init);  // not through the shim
+  QpCounters c;
+  EXPECT_FALSE(GetQpCounters(qp, &c));
+  Chain ch(3, 10);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(qp, ch.head(), &bad), 0);
+  EXPECT_TRUE(GetQpCounters(qp, &c));
+  EXPECT_EQ(c.wrs, 3u);
+}
+
+TEST_F(ShimTest, ReceiveAndNotifyPassThrough) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  ibv_recv_wr rwr{};
+  ibv_recv_wr* rbad = nullptr;
+  EXPECT_EQ(ibv_post_recv(r.qp, &rwr, &rbad), 0);
+  EXPECT_EQ(ibv_req_notify_cq(r.cq, 0), 0);
+  ibv_srq srq{};
+  srq.context = r.ctx;
+  EXPECT_EQ(ibv_post_srq_recv(&srq, &rwr, &rbad), 0);
+  EXPECT_EQ(d.recv_calls.load(), 2u);
+  EXPECT_EQ(d.notify_calls.load(), 1u);
+}
+
+TEST_F(ShimTest, ForkChildStartsWithFreshCounters) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  Chain ch(1, 8);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  AtForkPrepare();
+  AtForkChild();  // as the child would run it
+  EXPECT_EQ(Counters(r.qp).wrs, 0u);
+  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  EXPECT_EQ(Counters(r.qp).wrs, 1u);
+}
+
+TEST(RealVerbsVersionTest, ParsesRunningVersion) {
+  EXPECT_EQ(RdmaCoreVersionFromPath(
+                "/usr/lib/x86_64-linux-gnu/libibverbs.so.1.14.44.0"),
+            44);
+  EXPECT_EQ(RdmaCoreVersionFromPath("/opt/libibverbs.so.1.15.50.0"), 50);
+  EXPECT_EQ(RdmaCoreVersionFromPath("/usr/lib/libibverbs.so.1"), 0);
+  EXPECT_EQ(RdmaCoreVersionFromPath(nullptr), 0);
+}
+
+}  // namespace
+}  // namespace verbsemu::shim::internal

@@ -1,0 +1,84 @@
+// verbsemu: runs a command under libverbsemu.so (`verbsemu run ... -- CMD`)
+// or prints the environment that does so (`verbsemu env ...`).
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "shim/launcher.h"
+
+namespace {
+
+std::string Dirname(const std::string& p) {
+  const size_t slash = p.rfind('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+bool Exists(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
+
+// libverbsemu.so next to this binary (bazel-bin/shim/), or in its runfiles.
+std::string FindLibrary() {
+  if (const char* lib = getenv("VERBSEMU_LIBRARY"); lib && Exists(lib)) {
+    char buf[PATH_MAX];
+    return realpath(lib, buf) ? buf : lib;
+  }
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "";
+  self[n] = '\0';
+  const std::string exe(self);
+  for (const std::string& c :
+       {Dirname(exe) + "/libverbsemu.so",
+        exe + ".runfiles/verbsemu/shim/libverbsemu.so"}) {
+    char buf[PATH_MAX];
+    if (Exists(c) && realpath(c.c_str(), buf)) return buf;
+  }
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const verbsemu::shim::LaunchPlan plan = verbsemu::shim::ParseLauncherArgs(
+      args,
+      [](const char* name) { return static_cast<const char*>(getenv(name)); });
+  if (plan.mode == verbsemu::shim::LaunchPlan::Mode::kHelp) {
+    std::fputs(verbsemu::shim::LauncherUsage().c_str(),
+               plan.ok() ? stdout : stderr);
+    return plan.ok() ? 0 : 2;
+  }
+  if (!plan.ok()) {
+    std::fprintf(stderr, "verbsemu: %s\n", plan.error.c_str());
+    return 2;
+  }
+  const std::string lib = FindLibrary();
+  if (lib.empty()) {
+    std::fprintf(stderr,
+                 "verbsemu: cannot find libverbsemu.so next to this binary "
+                 "(build //shim:libverbsemu.so or set VERBSEMU_LIBRARY)\n");
+    return 2;
+  }
+  const std::vector<std::string> lines =
+      verbsemu::shim::EnvLines(plan, lib, getenv("LD_PRELOAD"));
+  if (plan.mode == verbsemu::shim::LaunchPlan::Mode::kEnv) {
+    for (const std::string& l : lines) std::printf("%s\n", l.c_str());
+    return 0;
+  }
+  for (const std::string& l : lines) {
+    const size_t eq = l.find('=');
+    setenv(l.substr(0, eq).c_str(), l.substr(eq + 1).c_str(), 1);
+  }
+  std::vector<char*> cargv;
+  cargv.reserve(plan.command.size() + 1);
+  for (const std::string& a : plan.command) {
+    cargv.push_back(const_cast<char*>(a.c_str()));
+  }
+  cargv.push_back(nullptr);
+  execvp(cargv[0], cargv.data());
+  std::fprintf(stderr, "verbsemu: cannot run '%s': %m\n", cargv[0]);
+  return 127;
+}

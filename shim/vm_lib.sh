@@ -1,0 +1,66 @@
+# Helpers for running verbs programs natively and under libverbsemu.so inside
+# soft-roce/vm. Source after tests/vm/lib.sh. Used by shim/vm_tests.sh and
+# tools/accuracy_e2e.sh.
+
+VERBSEMU=${VERBSEMU:-bazel-bin/shim/verbsemu}
+
+# shim_ready: the launcher and the library are built (on the host).
+shim_ready() {
+  [ -x "$VERBSEMU" ] && [ -f "$(dirname "$VERBSEMU")/libverbsemu.so" ]
+}
+
+# shim_prefix REPORT FLAGS...: sets the array PREFIX to the command words that
+# run a program under the shim (for run_pair, which cannot run functions).
+shim_prefix() {
+  local report=$1
+  shift
+  # No "--": run_pair splits its arguments on it (the launcher takes the
+  # first word that is not an option as the command).
+  PREFIX=("$VERBSEMU" run --report "$report" "$@")
+}
+
+# shimmed REPORT FLAGS... -- CMD...: CMD under the shim, report appended to REPORT.
+shimmed() {
+  local report=$1
+  shift
+  local flags=()
+  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  shift
+  "$VERBSEMU" run --report "$report" "${flags[@]}" -- "$@"
+}
+
+# report_saw REPORT: the shim saw work requests on some device.
+report_saw() { grep -q "^device .*wrs [1-9]" "$1" 2>/dev/null; }
+
+# report_field REPORT PREFIX: the number after PREFIX, summed over device lines.
+report_field() {
+  awk -v re="$2" '/^device / { if (match($0, re "[0-9.]+")) { s += substr($0, RSTART + length(re), RLENGTH - length(re)) + 0 } } END { print s + 0 }' "$1" 2>/dev/null
+}
+
+# perf_pair KIND TAG TEST SIZE ITERS FLAGS|- EXTRA...: one perftest pair,
+# native when FLAGS is "-", else both ends under the shim with FLAGS (comma
+# separated launcher flags). KIND lat prints t_typical (us); KIND bw prints
+# "BW average (MB/s) msg rate (Mpps)". Prints nothing on failure.
+perf_pair() {
+  local kind=$1 tag=$2 test=$3 size=$4 iters=$5 flags=$6
+  shift 6
+  local port
+  port=$(new_port)
+  local pre=()
+  if [ "$flags" != - ]; then
+    shim_prefix "$VM_LOGDIR/$tag.report" ${flags//,/ }
+    pre=("${PREFIX[@]}")
+  fi
+  rm -f "$VM_LOGDIR/$tag.report"
+  if run_pair "$tag" "${PERF_TIMEOUT:-300}" "tcp_listening $port" \
+    -- "${pre[@]}" "$test" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -s "$size" -n "$iters" "$@" \
+    -- "${pre[@]}" "$test" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -s "$size" -n "$iters" "$@" "$SERVER_ADDR"; then
+    if [ "$kind" = lat ]; then
+      perftest_row "$VM_LOGDIR/$tag.client" | awk -v s="$size" -v n="$iters" \
+        'NF >= 9 && $1 == s && $2 == n && $3 > 0 && $3 <= $5 && $5 <= $4 {print $5}'
+    else
+      perftest_row "$VM_LOGDIR/$tag.client" | awk -v s="$size" -v n="$iters" \
+        'NF >= 5 && $1 == s && $2 == n && $4 > 0 {print $4, $5}'
+    fi
+  fi
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# End-to-end accuracy of libverbsemu.so on rxe (issue 3, item 7, second
+# level). Runs inside soft-roce/vm, pair topology (rxe0 <-> rxe1 over veth);
+# native and shim runs alternate within the one boot, so boot-to-boot noise
+# (about +-50% on rxe in TCG) cancels. Prints markdown tables.
+#
+# Host side, first: bazel build //shim/...
+# Then: soft-roce/vm --topology pair --timeout 5400 -- tools/accuracy_e2e.sh [--rounds N] [--quick]
+#
+# Latency: added latency = median of the shim runs' t_typical - median of the
+# native runs' t_typical; CI = approximate 95% interval of that difference of
+# medians (1.96 * 1.2533 * robust sd / sqrt(n), robust sd = 1.4826 * MAD);
+# noise floor = robust sd of the native runs' t_typical. A second estimate
+# uses perftest's t_min (the spin is a floor under every iteration, and t_min
+# escapes the whole-run timer-tick stalls rxe shows in a 2-vCPU TCG guest).
+# Target +0 is the shim loaded with emulation off: its own cost here.
+# Bandwidth: measured = median shim BW / median native BW, against the target
+# share; noise floor = robust relative sd of the native runs.
+set -u
+cd "$(dirname "$0")/.."
+source tests/vm/lib.sh
+source shim/vm_lib.sh
+
+ROUNDS=4
+BW_ROUNDS=3
+LAT_ITERS=1000
+BW_SIZE=1048576
+BW_ITERS=40
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) ROUNDS=$2; BW_ROUNDS=$2; shift 2 ;;
+    --quick) ROUNDS=2; BW_ROUNDS=1; LAT_ITERS=300; BW_ITERS=15; shift ;;
+    *) echo "accuracy_e2e.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+if ! have_rxe; then
+  echo "accuracy_e2e.sh: no active rxe port; run it inside soft-roce/vm" >&2
+  exit 2
+fi
+if ! shim_ready; then
+  echo "accuracy_e2e.sh: build //shim:libverbsemu.so and //shim:verbsemu on the host first" >&2
+  exit 2
+fi
+PERF_TIMEOUT=600
+export PERF_TIMEOUT
+
+# The guest's busybox awk has no math library: square root by Newton.
+AWK_SQRT='function sq(x,  r, i) { if (x <= 0) return 0; r = (x > 1) ? x : 1; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }'
+
+# stats VALUES...: "median mad_sd n", robust against the runs that rxe in a
+# TCG guest stalls on a timer tick (ms-long): mad_sd = 1.4826 * MAD.
+stats() {
+  local sorted med
+  sorted=$(printf '%s\n' "$@" | sort -n)
+  med=$(echo "$sorted" | awk '{v[NR] = $1} END {n = NR; if (n == 0) {print "nan"; exit}
+    printf "%.4f\n", (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2}')
+  echo "$sorted" | awk -v m="$med" '{d = $1 - m; if (d < 0) d = -d; print d}' | sort -n |
+    awk -v m="$med" '{v[NR] = $1} END {n = NR; if (n == 0) {print "nan nan 0"; exit}
+      mad = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+      printf "%s %.4f %d\n", m, 1.4826 * mad, n}'
+}
+
+echo "## verbsemu end-to-end accuracy on rxe (soft-roce/vm, topology ${TOPOLOGY})"
+echo
+echo "$(date -u +%FT%TZ); $(uname -r); ${ROUNDS} latency rounds, ${BW_ROUNDS} bandwidth rounds;" \
+  "devices $SERVER_DEV <-> $CLIENT_DEV"
+
+# ---------------------------------------------------------------- latency
+echo
+echo "### Added latency (both ends under the shim; perftest t_typical = median and t_min, ${LAT_ITERS} iterations, 64 B, ${ROUNDS} interleaved runs each)"
+echo
+echo "| test | target | native t_typical | shim t_typical | measured added | 95% CI | error % | added by t_min | error % (t_min) | noise floor (robust sd of native t_typical) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+
+lat_pair() {  # TAG ARGS... -> "t_min t_typical"
+  local tag=$1
+  [ -n "$(perf_pair lat "$@")" ] || return 0
+  perftest_row "$VM_LOGDIR/$tag.client" | awk 'NF >= 9 && $3 > 0 {print $3, $5}'
+}
+for test in ib_send_lat ib_write_lat; do
+  for target in 0 1 2 4 8 16 64; do
+    nat=() emu=() natmin=() emumin=()
+    for r in $(seq "$ROUNDS"); do
+      v=$(lat_pair "acc_${test}_n${target}_$r" "$test" 64 "$LAT_ITERS" -)
+      if [ -n "$v" ]; then nat+=("${v#* }"); natmin+=("${v%% *}"); fi
+      v=$(lat_pair "acc_${test}_s${target}_$r" "$test" 64 "$LAT_ITERS" "--latency,${target}us")
+      if [ -n "$v" ]; then emu+=("${v#* }"); emumin+=("${v%% *}"); fi
+    done
+    if [ ${#nat[@]} = 0 ] || [ ${#emu[@]} = 0 ]; then
+      echo "| $test | +${target} us | (failed: ${#nat[@]} native, ${#emu[@]} shim runs) | | | | | | | |"
+      continue
+    fi
+    read -r nm nsd nn <<<"$(stats "${nat[@]}")"
+    read -r sm ssd sn <<<"$(stats "${emu[@]}")"
+    read -r nmin _ _ <<<"$(stats "${natmin[@]}")"
+    read -r smin _ _ <<<"$(stats "${emumin[@]}")"
+    awk -v t="$target" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" -v ssd="$ssd" -v nn="$nn" -v sn="$sn" \
+      -v nmin="$nmin" -v smin="$smin" -v test="$test" "$AWK_SQRT"'
+    BEGIN {
+      d = sm - nm; ci = 1.96 * 1.2533 * sq(nsd * nsd / nn + ssd * ssd / sn)
+      dm = smin - nmin
+      err = (t > 0) ? sprintf("%+.1f", 100 * (d - t) / t) : "(shim cost)"
+      errm = (t > 0) ? sprintf("%+.1f", 100 * (dm - t) / t) : "(shim cost)"
+      fl = (t > 0) ? sprintf(" (%.0f%% of target)", 100 * nsd / t) : ""
+      printf "| %s | +%g us | %.2f us | %.2f us | %+.2f us | +-%.2f us | %s | %+.2f us | %s | %.2f us%s |\n",
+        test, t, nm, sm, d, ci, err, dm, errm, nsd, fl
+    }'
+  done
+done
+
+# -------------------------------------------------------------- bandwidth
+echo
+echo "### ib_write_bw, ${BW_SIZE} B messages, ${BW_ITERS} iterations: target share of native bandwidth"
+echo
+nat=()
+for r in $(seq "$BW_ROUNDS"); do
+  v=$(perf_pair bw "acc_bw_native_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
+  [ -n "$v" ] && nat+=("$v")
+done
+if [ ${#nat[@]} = 0 ]; then
+  echo "(native ib_write_bw failed; see $VM_LOGDIR)"
+else
+  read -r NAT_BW NAT_SD _ <<<"$(stats "${nat[@]}")"
+  echo "Native: median ${NAT_BW} MB/s over ${#nat[@]} runs (sd ${NAT_SD}); pace's link rate is set to it."
+  echo
+  echo "| mode | target | native | shim | measured share | error % | noise floor (native rel. sd) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for mode in pad pace; do
+    for pct in 100 75 50 25 10; do
+      emu=() nat2=()
+      for r in $(seq "$BW_ROUNDS"); do
+        v=$(perf_pair bw "acc_bw_n_${mode}${pct}_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
+        [ -n "$v" ] && nat2+=("$v")
+        flags="--bandwidth,${pct}%,--bw-mode,$mode"
+        [ "$mode" = pace ] && flags="$flags,--link-bandwidth,${NAT_BW}MiB/s"
+        v=$(perf_pair bw "acc_bw_${mode}${pct}_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" "$flags" | awk '{print $1}')
+        [ -n "$v" ] && emu+=("$v")
+      done
+      if [ ${#emu[@]} = 0 ] || [ ${#nat2[@]} = 0 ]; then
+        echo "| $mode | ${pct}% | | (failed) | | | |"
+        continue
+      fi
+      read -r nm nsd _ <<<"$(stats "${nat2[@]}")"
+      read -r sm _ _ <<<"$(stats "${emu[@]}")"
+      awk -v mode="$mode" -v p="$pct" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" 'BEGIN {
+        share = sm / nm; t = p / 100
+        printf "| %s | %d%% | %.1f MB/s | %.1f MB/s | %.1f%% | %+.1f | %.1f%% |\n",
+          mode, p, nm, sm, 100 * share, 100 * (share - t) / t, 100 * nsd / nm
+      }'
+    done
+  done
+fi
+
+# ------------------------------------------ message rate and knob crosstalk
+echo
+echo "### Knob independence"
+echo
+echo "| case | native | shim | shim / native | goal |"
+echo "|---|---:|---:|---:|---|"
+for mode in pad pace; do
+  nat=() emu=()
+  for r in $(seq "$BW_ROUNDS"); do
+    v=$(perf_pair bw "acc_rate_n_${mode}_$r" ib_write_bw 64 20000 - | awk '{print $2}')
+    [ -n "$v" ] && nat+=("$v")
+    flags="--bandwidth,50%,--bw-mode,$mode"
+    [ "$mode" = pace ] && flags="$flags,--link-bandwidth,${NAT_BW:-40}MiB/s"
+    v=$(perf_pair bw "acc_rate_${mode}_$r" ib_write_bw 64 20000 "$flags" | awk '{print $2}')
+    [ -n "$v" ] && emu+=("$v")
+  done
+  if [ ${#nat[@]} -gt 0 ] && [ ${#emu[@]} -gt 0 ]; then
+    read -r nm _ _ <<<"$(stats "${nat[@]}")"
+    read -r sm _ _ <<<"$(stats "${emu[@]}")"
+    awk -v m="$mode" -v nm="$nm" -v sm="$sm" 'BEGIN {
+      printf "| 64 B ib_write_bw message rate, bandwidth 50%% (%s) | %.4f Mpps | %.4f Mpps | %.1f%% | >= 98%% |\n", m, nm, sm, 100 * sm / nm }'
+  else
+    echo "| 64 B message rate, bandwidth 50% ($mode) | (failed) | | | |"
+  fi
+done
+nat=() emu=()
+for r in $(seq "$BW_ROUNDS"); do
+  v=$(perf_pair bw "acc_latbw_n_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
+  [ -n "$v" ] && nat+=("$v")
+  v=$(perf_pair bw "acc_latbw_s_$r" ib_write_bw "$BW_SIZE" "$BW_ITERS" "--latency,8us" | awk '{print $1}')
+  [ -n "$v" ] && emu+=("$v")
+done
+if [ ${#nat[@]} -gt 0 ] && [ ${#emu[@]} -gt 0 ]; then
+  read -r nm nsd _ <<<"$(stats "${nat[@]}")"
+  read -r sm _ _ <<<"$(stats "${emu[@]}")"
+  awk -v nm="$nm" -v sm="$sm" -v nsd="$nsd" 'BEGIN {
+    printf "| %d B ib_write_bw bandwidth under latency +8 us | %.1f MB/s | %.1f MB/s | %.1f%% (noise floor %.1f%%) | within 1%% |\n", '"$BW_SIZE"', nm, sm, 100 * sm / nm, 100 * nsd / nm }'
+else
+  echo "| bandwidth under latency +8 us | (failed) | | | |"
+fi
+echo
+echo "logs: $VM_LOGDIR"
