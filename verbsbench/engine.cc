@@ -916,8 +916,35 @@ json RunLop(Bench& bench, std::vector<Control>& controls, const Options& o,
           .push_back(Point(p, orr, o));
     }
   }
-  // Derived L(p) = RTT2(p) - (o_s(p) + o_s(1)) and
-  // L_list(p) = RTT2(p) - (p*o_s_list(p) + o_s(1)), per statistic.
+  std::vector<json> derived = DeriveLatencyCurves(curves);
+  json out = {{"curves", json::array()}};
+  for (json& c : curves) out["curves"].push_back(std::move(c));
+  for (json& c : derived) out["curves"].push_back(std::move(c));
+  out["definitions"] = {
+      {"rtt",
+       "full round trip of one 1:n or n:1 round, ns (n:1: measured by the "
+       "peers)"},
+      {"overhead",
+       "time of ibv_post_send/ibv_post_recv per WR: p WRs posted one call per "
+       "peer QP (single) or as one list on one QP (list), divided by p"},
+      {"latency",
+       "L(p) = RTT2(p) - (o_s(p) + o_s(1)); L_list(p) = RTT2(p) - "
+       "(p*o_s_list(p) "
+       "+ o_s(1)) (LoP §4.4), per statistic"}};
+  return out;
+}
+
+}  // namespace
+
+std::vector<nlohmann::json> DeriveLatencyCurves(
+    const std::vector<nlohmann::json>& curves) {
+  using nlohmann::json;
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < curves.size(); ++i)
+    index[curves[i].value("name", "")] = i;
+  auto sfx = [](bool inl) {
+    return inl ? std::string("inline") : std::string("normal");
+  };
   std::vector<json> derived;
   for (const json& c : curves) {
     if (c["kind"] != "rtt") continue;
@@ -965,24 +992,8 @@ json RunLop(Bench& bench, std::vector<Control>& controls, const Options& o,
     derived.push_back(l);
     derived.push_back(ll);
   }
-  json out = {{"curves", json::array()}};
-  for (json& c : curves) out["curves"].push_back(std::move(c));
-  for (json& c : derived) out["curves"].push_back(std::move(c));
-  out["definitions"] = {
-      {"rtt",
-       "full round trip of one 1:n or n:1 round, ns (n:1: measured by the "
-       "peers)"},
-      {"overhead",
-       "time of ibv_post_send/ibv_post_recv per WR: p WRs posted one call per "
-       "peer QP (single) or as one list on one QP (list), divided by p"},
-      {"latency",
-       "L(p) = RTT2(p) - (o_s(p) + o_s(1)); L_list(p) = RTT2(p) - "
-       "(p*o_s_list(p) "
-       "+ o_s(1)) (LoP §4.4), per statistic"}};
-  return out;
+  return derived;
 }
-
-}  // namespace
 
 Options Normalize(Options o) {
   if (o.mode != "lat" && o.mode != "bw" && o.mode != "lop") {

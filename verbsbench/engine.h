@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <vector>
 
 #include "verbsbench/options.h"
 
@@ -14,6 +15,15 @@ namespace verbsbench {
 // Fills mode-dependent defaults (ops, inline modes, sizes, p values) and
 // checks the options; throws std::invalid_argument with a one-line message.
 Options Normalize(Options options);
+
+// LoP §4.4 derived curves from measured lop curves (kind "rtt" and the
+// matching "os_<op>_single[_inline]" / "os_<op>_list[_inline]"):
+// L(p) = RTT2(p) - (o_s(p) + o_s(1)) and
+// L_list(p) = RTT2(p) - (p * o_s_list(p) + o_s(1)), for min, median and
+// mean. Returns curves of kind "latency" named L_<1n|n1>_<op>_<inline|normal>
+// and Llist_...; points without matching overheads are skipped.
+std::vector<nlohmann::json> DeriveLatencyCurves(
+    const std::vector<nlohmann::json>& curves);
 
 // Runs the benchmark. Progress lines go to `progress`. Root: returns
 // {"tool","mode","params","device","timer","results"|"lop"}; peer: a short
