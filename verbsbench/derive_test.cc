@@ -43,17 +43,17 @@ TEST(DeriveLatencyCurves, AppliesLopFormulas) {
   EXPECT_EQ(ll["name"], "Llist_1n_send_inline");
   EXPECT_EQ(ll["list"], true);
   ASSERT_EQ(l["points"].size(), 3u);
-  // L(p) = RTT(p) - (o_s(p) + o_s(1))
-  EXPECT_DOUBLE_EQ(l["points"][0]["median_ns"], 100 - (10 + 10));
-  EXPECT_DOUBLE_EQ(l["points"][1]["median_ns"], 200 - (12 + 10));
-  EXPECT_DOUBLE_EQ(l["points"][2]["median_ns"], 300 - (14 + 10));
-  // L_list(p) = RTT(p) - (p * o_s_list(p) + o_s(1))
-  EXPECT_DOUBLE_EQ(ll["points"][0]["median_ns"], 100 - (1 * 9 + 10));
-  EXPECT_DOUBLE_EQ(ll["points"][1]["median_ns"], 200 - (2 * 8 + 10));
-  EXPECT_DOUBLE_EQ(ll["points"][2]["median_ns"], 300 - (3 * 7 + 10));
+  // L(p) = RTT(p)/2 - (o_s(p) + o_s(1))
+  EXPECT_DOUBLE_EQ(l["points"][0]["median_ns"], 50 - (10 + 10));
+  EXPECT_DOUBLE_EQ(l["points"][1]["median_ns"], 100 - (12 + 10));
+  EXPECT_DOUBLE_EQ(l["points"][2]["median_ns"], 150 - (14 + 10));
+  // L_list(p) = RTT(p)/2 - (p * o_s_list(p) + o_s(1))
+  EXPECT_DOUBLE_EQ(ll["points"][0]["median_ns"], 50 - (1 * 9 + 10));
+  EXPECT_DOUBLE_EQ(ll["points"][1]["median_ns"], 100 - (2 * 8 + 10));
+  EXPECT_DOUBLE_EQ(ll["points"][2]["median_ns"], 150 - (3 * 7 + 10));
   // Per statistic: min uses the minima throughout.
-  EXPECT_DOUBLE_EQ(l["points"][1]["min_ns"], 199 - (11 + 9));
-  EXPECT_DOUBLE_EQ(l["points"][1]["mean_ns"], 201 - (13 + 11));
+  EXPECT_DOUBLE_EQ(l["points"][1]["min_ns"], 199.0 / 2 - (11 + 9));
+  EXPECT_DOUBLE_EQ(l["points"][1]["mean_ns"], 201.0 / 2 - (13 + 11));
 }
 
 TEST(DeriveLatencyCurves, NeedsOverheadAtPOne) {

@@ -929,8 +929,8 @@ json RunLop(Bench& bench, std::vector<Control>& controls, const Options& o,
        "peer QP (single) or as one list on one QP (list), divided by p"},
       {"latency",
        "L(p) = RTT2(p) - (o_s(p) + o_s(1)); L_list(p) = RTT2(p) - "
-       "(p*o_s_list(p) "
-       "+ o_s(1)) (LoP §4.4), per statistic"}};
+       "(p*o_s_list(p) + o_s(1)) (LoP §4.4), per statistic, with RTT2(p) = "
+       "rtt(p)/2 as in LoP §4.7"}};
   return out;
 }
 
@@ -982,9 +982,10 @@ std::vector<nlohmann::json> DeriveLatencyCurves(
       if (!s || !li) continue;
       json a = {{"p", p}, {"samples", pt["samples"]}}, b = a;
       for (const char* key : {"min_ns", "median_ns", "mean_ns"}) {
-        const double rtt = pt[key], o1 = (*os1)[key];
-        a[key] = rtt - ((*s)[key].get<double>() + o1);
-        b[key] = rtt - (p * (*li)[key].get<double>() + o1);
+        // RTT2 is half the measured round: LoP §4.7 derives L from t_rtt/2.
+        const double rtt2 = pt[key].get<double>() / 2, o1 = (*os1)[key];
+        a[key] = rtt2 - ((*s)[key].get<double>() + o1);
+        b[key] = rtt2 - (p * (*li)[key].get<double>() + o1);
       }
       l["points"].push_back(a);
       ll["points"].push_back(b);
