@@ -168,7 +168,7 @@ bw_case() {  # NAME CM OP SIZE ITERS [EXTRA...]
   bw=$(jget "$tag" /results/0/bw_MiBps) rate=$(jget "$tag" /results/0/msg_rate_Mpps)
   n=$(jget "$tag" /results/0/iterations)
   if [ -n "$bw" ] && fcmp "$bw" ">" 0 && fcmp "$rate" ">" 0 && [ "$n" = "$iters" ] &&
-    awk '/^ #bytes/ {getline; ok = ($4 > 0)} END {exit !ok}' "$VM_LOGDIR/$tag.root"; then
+    awk '/^ #bytes/ {getline; ok = ($5 > 0)} END {exit !ok}' "$VM_LOGDIR/$tag.root"; then
     pass "$name: $(printf '%.1f' "$bw") MiB/s, $(printf '%.4f' "$rate") Mpps"
   else
     fail "$name" "bw '$bw' rate '$rate' iterations '$n'" $(logs "$tag")
