@@ -27,7 +27,11 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   uint64_t free_at = free_at_.load(std::memory_order_relaxed);
   uint64_t finish;
   do {
-    const uint64_t earliest = now_fx > burst_fx_ ? now_fx - burst_fx_ : 0;
+    // Catch-up window: the configured burst, and at least two messages of
+    // this size (a sender that lost the CPU for one message, e.g. to a soft
+    // device's packet processing, gets that link time back).
+    const uint64_t slack = std::max(burst_fx_, 2 * cost_fx);
+    const uint64_t earliest = now_fx > slack ? now_fx - slack : 0;
     finish = std::max(free_at, earliest) + cost_fx;
   } while (!free_at_.compare_exchange_weak(free_at, finish,
                                            std::memory_order_relaxed));

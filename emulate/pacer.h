@@ -19,6 +19,7 @@ class Pacer {
   // still catch up (a token bucket of that depth). Without it, every late
   // post (the caller's own overhead, a preemption) is lost link time and the
   // rate comes out low; with it, an idle link grants at most this much burst.
+  // The window is never shorter than two messages of the size being paced.
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
         uint64_t epoch, uint64_t burst_ticks = 0);
 

@@ -30,22 +30,35 @@ TEST(PacerTest, RealLinkTimeIsSubtracted) {
   EXPECT_EQ(p.Reserve(0, 1000), 1750u);
 }
 
-TEST(PacerTest, IdleLinkDoesNotBankCredit) {
+TEST(PacerTest, IdleLinkBanksAtMostTwoMessages) {
   Pacer p(1.0, 0, 0);
   EXPECT_EQ(p.Reserve(0, 100), 100u);
+  EXPECT_EQ(p.Reserve(10000, 100), 10000u);
+  EXPECT_EQ(p.Reserve(10000, 100), 10000u);
   EXPECT_EQ(p.Reserve(10000, 100), 10100u);
 }
 
 TEST(PacerTest, LateSenderCatchesUpWithinBurst) {
-  // 1 byte per tick, burst 50 ticks: a post 30 ticks late is released at
-  // once and the link keeps its schedule.
+  // 1 byte per tick, 10-byte messages, burst 50 ticks: a post 30 ticks late
+  // keeps the link's schedule.
   Pacer p(1.0, 0, 0, 50);
-  EXPECT_EQ(p.Reserve(0, 100), 100u);
-  EXPECT_EQ(p.Reserve(130, 100), 200u > 130u ? 200u : 130u);
-  EXPECT_EQ(p.Reserve(130, 100), 300u);
+  EXPECT_EQ(p.Reserve(0, 10), 10u);
+  EXPECT_EQ(p.Reserve(40, 10), 40u);  // due at 20, late: released at once
+  EXPECT_EQ(p.Reserve(40, 10), 40u);  // due at 30
+  EXPECT_EQ(p.Reserve(40, 10), 40u);  // due at 40
+  EXPECT_EQ(p.Reserve(40, 10), 50u);  // on schedule again
   // After a long idle period the credit is capped at the burst.
-  EXPECT_EQ(p.Reserve(10000, 100), 10050u);
-  EXPECT_EQ(p.Reserve(10000, 100), 10150u);
+  EXPECT_EQ(p.Reserve(10000, 10), 10000u);           // starts at 9950
+  for (int i = 0; i < 4; ++i) p.Reserve(10000, 10);  // 9960 ... 10000
+  EXPECT_EQ(p.Reserve(10000, 10), 10010u);
+}
+
+TEST(PacerTest, CatchUpWindowIsAtLeastTwoMessages) {
+  // No configured burst: a sender one message late still catches up.
+  Pacer p(1.0, 0, 0, 0);
+  EXPECT_EQ(p.Reserve(0, 100), 100u);
+  EXPECT_EQ(p.Reserve(250, 100), 250u);  // due at 200, 50 late
+  EXPECT_EQ(p.Reserve(250, 100), 300u);  // the schedule held
 }
 
 TEST(PacerTest, FractionalCostsAccumulateExactly) {
