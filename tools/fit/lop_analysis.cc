@@ -70,7 +70,8 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
     DerivedPoint pt;
     const double p = rtt.p[i];
     pt.p = p;
-    pt.rtt2 = rtt.y[i];
+    // RTT2(p) is half the measured round (LoP §4.7 derives L from t_rtt/2).
+    pt.rtt2 = rtt.y[i] / 2;
     pt.os_p = MeasuredAt(os, p);
     pt.os_1 = os1;
     const double mult = list ? p : 1.0;
@@ -79,7 +80,7 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
     // t_1:n = o(n) + n L(n); t^list_1:n = n o(n) + n L(n).
     pt.t_pred = mult * pt.os_p + p * pt.l;
     const double os_p_fit = os.Eval(p);
-    pt.l_fit = rtt.Eval(p) - (mult * os_p_fit + os1_fit);
+    pt.l_fit = rtt.Eval(p) / 2 - (mult * os_p_fit + os1_fit);
     pt.t_pred_fit = mult * os_p_fit + p * pt.l_fit;
     d.points.push_back(pt);
   }
@@ -91,7 +92,7 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
     pt.os_1 = os1;
     const double mult = list ? p : 1.0;
     const double os_p_fit = os.Eval(p);
-    pt.l_fit = rtt.Eval(p) - (mult * os_p_fit + os1_fit);
+    pt.l_fit = rtt.Eval(p) / 2 - (mult * os_p_fit + os1_fit);
     pt.t_pred_fit = mult * os_p_fit + p * pt.l_fit;
     d.points.push_back(pt);
   }

@@ -63,10 +63,10 @@ TEST(LopAnalysisTest, DerivesLAndPredictionsPerThePaper) {
   ASSERT_EQ(d.points.size(), 16u);
   for (const DerivedPoint& pt : d.points) {
     const std::size_t i = static_cast<std::size_t>(pt.p) - 1;
-    EXPECT_DOUBLE_EQ(pt.rtt2, rtt.y[i]);
-    EXPECT_DOUBLE_EQ(pt.l, rtt.y[i] - (os.y[i] + os.y[0]));
+    EXPECT_DOUBLE_EQ(pt.rtt2, rtt.y[i] / 2);
+    EXPECT_DOUBLE_EQ(pt.l, rtt.y[i] / 2 - (os.y[i] + os.y[0]));
     EXPECT_DOUBLE_EQ(pt.t_pred, os.y[i] + pt.p * pt.l);
-    const double l_fit = rtt.Eval(pt.p) - (os.Eval(pt.p) + os.Eval(1));
+    const double l_fit = rtt.Eval(pt.p) / 2 - (os.Eval(pt.p) + os.Eval(1));
     EXPECT_NEAR(pt.l_fit, l_fit, 1e-9);
     EXPECT_NEAR(pt.t_pred_fit, os.Eval(pt.p) + pt.p * l_fit, 1e-9);
   }
@@ -76,7 +76,7 @@ TEST(LopAnalysisTest, DerivesLAndPredictionsPerThePaper) {
   const CurveFit& rl = Curve(a, "rtt2_1n_send_inline_list");
   const CurveFit& ol = Curve(a, "os_send_list");
   const DerivedPoint& p5 = dl.points[4];
-  EXPECT_DOUBLE_EQ(p5.l, rl.y[4] - (5 * ol.y[4] + ol.y[0]));
+  EXPECT_DOUBLE_EQ(p5.l, rl.y[4] / 2 - (5 * ol.y[4] + ol.y[0]));
   EXPECT_DOUBLE_EQ(p5.t_pred, 5 * ol.y[4] + 5 * p5.l);
 }
 
@@ -89,7 +89,7 @@ TEST(LopAnalysisTest, PredictsBeyondTheMeasuredRange) {
   EXPECT_EQ(pt.p, 32);
   EXPECT_TRUE(std::isnan(pt.l));
   EXPECT_TRUE(std::isnan(pt.t_pred));
-  const double l_fit = rtt.Eval(32) - (os.Eval(32) + os.Eval(1));
+  const double l_fit = rtt.Eval(32) / 2 - (os.Eval(32) + os.Eval(1));
   EXPECT_NEAR(pt.l_fit, l_fit, 1e-9);
   EXPECT_NEAR(pt.t_pred_fit, os.Eval(32) + 32 * l_fit, 1e-9);
   // Without predict_max the rows stop at the last measured p.

@@ -1,0 +1,166 @@
+#include "verbsbench/cli.h"
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "verbsbench/engine.h"
+#include "verbsbench/report.h"
+
+namespace verbsbench {
+namespace po = boost::program_options;
+
+namespace {
+
+std::vector<std::string> SplitCommas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ',')) {
+      if (!part.empty()) out.push_back(part);
+    }
+  }
+  return out;
+}
+
+const char* kUsage =
+    "usage: verbsbench lat|bw|lop [HOST] [options]\n"
+    "  Without HOST: root (server) - waits for peers, measures, reports.\n"
+    "  With HOST:    peer (client) - connects to the root and serves it.\n"
+    "  lop: start the root with --peers P, then P peers with the root's "
+    "HOST.\n";
+
+}  // namespace
+
+CommandLine ParseCommandLine(int argc, const char* const argv[]) {
+  CommandLine cl;
+  Options& o = cl.options;
+  std::vector<std::string> ops;
+  std::string inline_mode, size_spec, p_spec;
+  bool yield = false;
+  po::options_description desc("options");
+  // clang-format off
+  desc.add_options()
+      ("help,h", "this help")
+      ("port", po::value<uint16_t>(&o.port)->default_value(18515), "TCP control port (rdma_cm listens on port+1)")
+      ("bind", po::value<std::string>(&o.bind), "root: address to listen on")
+      ("cm", po::value<std::string>(&o.cm)->default_value("auto"), "connection setup: auto|rdmacm|tcp (auto: rdma_cm, else out-of-band TCP)")
+      ("ib-dev,d", po::value<std::string>(&o.ib_dev), "RDMA device (out-of-band mode; default: first)")
+      ("ib-port,i", po::value<int>(&o.ib_port)->default_value(1), "device port")
+      ("gid-index,x", po::value<int>(&o.gid_index)->default_value(-1), "GID index (-1: IPv4-mapped RoCEv2 GID if any)")
+      ("op,o", po::value<std::vector<std::string>>(&ops)->composing(), "send|write|read, comma list (lat/bw default send; lop: send,write)")
+      ("inline", po::value<std::string>(&inline_mode), "off|on|both (lat/bw default off, lop both)")
+      ("size,s", po::value<std::string>(&size_spec), "message size N[K|M] or sweep MIN:MAX (powers of two)")
+      ("iters,n", po::value<uint64_t>(&o.iters)->default_value(1000), "measured iterations per point")
+      ("warmup,w", po::value<uint64_t>(&o.warmup)->default_value(100), "unmeasured iterations first")
+      ("duration,D", po::value<double>(&o.duration_s)->default_value(0), "run each point ~S seconds instead of --iters")
+      ("cycle", po::value<uint64_t>(&o.cycle)->default_value(1000), "samples per cycle (per-cycle minimums)")
+      ("window,t", po::value<uint32_t>(&o.window)->default_value(128), "bw: tx depth (outstanding WRs)")
+      ("post-list,l", po::value<uint32_t>(&o.post_list)->default_value(1), "bw: WRs per ibv_post_send")
+      ("cq-mod,Q", po::value<uint32_t>(&o.cq_mod)->default_value(16), "bw: signal every N WRs")
+      ("bidirectional,b", po::bool_switch(&o.bidirectional), "bw: both sides stream")
+      ("wait", po::value<std::string>(&o.wait)->default_value("spin"), "spin|yield|event: how to wait (yield/event when pollers outnumber cores); root passes it to peers")
+      ("yield", po::bool_switch(&yield), "same as --wait yield")
+      ("peers,P", po::value<int>(&o.peers)->default_value(1), "lop root: number of peers to accept")
+      ("p", po::value<std::string>(&p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
+      ("max-inline,I", po::value<uint32_t>(&o.max_inline)->default_value(256), "inline size to request from the device")
+      ("timeout", po::value<double>(&o.timeout_s)->default_value(30), "seconds to wait for peers/messages")
+      ("json", po::value<std::string>(&cl.outputs.json), "write the whole run as JSON to FILE (- = stdout)")
+      ("csv", po::value<std::string>(&cl.outputs.csv), "write CSV to FILE (- = stdout)")
+      ("histogram", po::value<std::string>(&cl.outputs.histogram), "write histogram bins (PDF, CDF) to FILE")
+      ("raw", po::value<std::string>(&cl.outputs.raw), "write raw samples to FILE")
+      ("raw-max", po::value<uint64_t>(&o.raw_limit)->default_value(0), "raw samples kept per point (default 100000 with --raw)")
+      ("quiet,q", po::bool_switch(&cl.outputs.quiet), "no table on stdout");
+  // clang-format on
+  po::options_description hidden;
+  hidden.add_options()("mode", po::value<std::string>(&o.mode))(
+      "host", po::value<std::string>(&o.host));
+  po::options_description all;
+  all.add(desc).add(hidden);
+  po::positional_options_description pos;
+  pos.add("mode", 1).add("host", 1);
+  po::variables_map vm;
+  try {
+    po::store(
+        po::command_line_parser(argc, argv).options(all).positional(pos).run(),
+        vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  std::ostringstream help;
+  help << kUsage << desc;
+  cl.help_text = help.str();
+  if (vm.count("help")) {
+    cl.help = true;
+    return cl;
+  }
+  if (o.mode.empty())
+    throw std::invalid_argument("missing mode (lat, bw or lop); try --help");
+  o.ops = SplitCommas(ops);
+  if (!inline_mode.empty()) {
+    if (inline_mode == "off") {
+      o.inline_modes = {false};
+    } else if (inline_mode == "on") {
+      o.inline_modes = {true};
+    } else if (inline_mode == "both") {
+      o.inline_modes = {true, false};
+    } else {
+      throw std::invalid_argument("bad --inline '" + inline_mode +
+                                  "' (off, on or both)");
+    }
+  }
+  if (!size_spec.empty()) o.sizes = ParseSizes(size_spec);
+  if (!p_spec.empty()) o.p_values = ParseIntRange(p_spec);
+  if (o.cm != "auto" && o.cm != "rdmacm" && o.cm != "tcp") {
+    throw std::invalid_argument("bad --cm '" + o.cm +
+                                "' (auto, rdmacm or tcp)");
+  }
+  if (yield) o.wait = "yield";
+  if (o.wait != "spin" && o.wait != "yield" && o.wait != "event") {
+    throw std::invalid_argument("bad --wait '" + o.wait +
+                                "' (spin, yield or event)");
+  }
+  if (!cl.outputs.raw.empty() && o.raw_limit == 0) o.raw_limit = 100000;
+  if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be > 0");
+  if (o.duration_s < 0) throw std::invalid_argument("--duration must be >= 0");
+  o = Normalize(o);
+  return cl;
+}
+
+int CliMain(int argc, const char* const argv[], std::ostream& out,
+            std::ostream& err) {
+  CommandLine cl;
+  try {
+    cl = ParseCommandLine(argc, argv);
+  } catch (const std::exception& e) {
+    err << "verbsbench: " << e.what() << "\n";
+    return 2;
+  }
+  if (cl.help) {
+    out << cl.help_text;
+    return 0;
+  }
+  try {
+    std::ostringstream progress_sink;
+    std::ostream& progress = cl.outputs.quiet ? progress_sink : err;
+    const nlohmann::json run = RunBenchmark(cl.options, progress);
+    if (run.value("role", "") == "peer") {
+      if (!cl.outputs.quiet) out << "peer done\n";
+      return 0;
+    }
+    if (!cl.outputs.quiet) PrintTable(run, out);
+    if (!cl.outputs.json.empty()) WriteFile(cl.outputs.json, run, WriteJson);
+    if (!cl.outputs.csv.empty()) WriteFile(cl.outputs.csv, run, WriteCsv);
+    if (!cl.outputs.histogram.empty())
+      WriteFile(cl.outputs.histogram, run, WriteHistograms);
+    if (!cl.outputs.raw.empty()) WriteFile(cl.outputs.raw, run, WriteRaw);
+  } catch (const std::exception& e) {
+    err << "verbsbench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace verbsbench

@@ -1,0 +1,117 @@
+// Device resources and connected RC endpoints. Connection setup goes through
+// librdmacm, or falls back to exchanging QP attributes over the TCP control
+// channel (out of band). Capabilities are probed at run time.
+#ifndef VERBSBENCH_INTERNAL_FABRIC_H_
+#define VERBSBENCH_INTERNAL_FABRIC_H_
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "verbsbench/internal/control.h"
+#include "verbsbench/internal/verbs.h"
+
+namespace verbsbench::internal {
+
+enum class Op { kSend, kWrite, kRead };
+Op ParseOp(const std::string& name);
+const char* OpName(Op op);
+
+struct FabricConfig {
+  std::string cm = "auto";  // auto | rdmacm | tcp
+  std::string ib_dev;       // tcp mode: device name ("" = first)
+  int ib_port = 1;
+  int gid_index = -1;      // -1: auto (IPv4-mapped RoCEv2 GID if any)
+  size_t max_size = 4096;  // largest message
+  uint32_t sq_depth = 128;
+  uint32_t rq_depth = 256;
+  uint32_t max_inline = 256;  // requested; the device may grant less
+  double timeout_s = 30;
+  std::string wait = "spin";  // root → peers (Options::wait)
+};
+
+struct Endpoint {
+  int index = 0;
+  // rdma_cm mode: the id owns the QP (destroyed first: declared last).
+  CmIdPtr cm_id;
+  CmQpPtr cm_qp;
+  QpPtr qp_owned;  // out-of-band mode
+  ibv_qp* qp = nullptr;
+  BufferPtr buffer;
+  MrPtr mr;
+  uint8_t* send_buf = nullptr;
+  uint8_t* recv_buf = nullptr;
+  uint64_t remote_recv = 0;  // peer's recv half (RDMA write target)
+  uint64_t remote_send = 0;  // peer's send half (RDMA read source)
+  uint32_t rkey = 0;
+  // Send-queue accounting: WRs posted but not known complete.
+  uint32_t outstanding = 0;
+  uint32_t since_signal = 0;
+  uint32_t signaled_pending = 0;
+  uint32_t posted_recvs = 0;
+};
+
+class Fabric {
+ public:
+  explicit Fabric(FabricConfig config);
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+
+  // Root: accept `peers` connections on the control listener.
+  void AcceptPeers(const Fd& listener, const std::string& bind_address,
+                   uint16_t port, int peers, std::vector<Control>& controls);
+  // Peer: connect to the root. Returns the control channel.
+  Control ConnectToRoot(const std::string& host, uint16_t port);
+
+  std::vector<std::unique_ptr<Endpoint>>& endpoints() { return endpoints_; }
+  ibv_cq* send_cq() const { return send_cq_.get(); }
+  ibv_cq* recv_cq() const { return recv_cq_.get(); }
+  ibv_comp_channel* recv_channel() const { return recv_channel_.get(); }
+  ibv_pd* pd() const { return pd_.get(); }
+  ibv_context* context() const { return context_; }
+  const FabricConfig& config() const { return config_; }
+  uint32_t max_inline() const { return max_inline_; }
+  const std::string& cm_method() const { return cm_method_; }
+  nlohmann::json DeviceJson() const;
+
+  // Keeps rq_depth receives posted on `ep`.
+  void RefillRecvs(Endpoint& ep, uint32_t n);
+
+ private:
+  void OpenDevice();  // out-of-band mode
+  void SetupResources(ibv_context* ctx, int n_endpoints);
+  void ProbeCapabilities();
+  ibv_qp_init_attr QpInitAttr() const;
+  Endpoint& NewEndpoint();
+  void ExchangeOob(Endpoint& ep, Control& control, bool root);
+  void ConnectCm(const std::string& host, int cm_port);
+  void ExchangeBuffers(Endpoint& ep, Control& control);
+  void ModifyToRts(Endpoint& ep, const nlohmann::json& remote);
+  nlohmann::json LocalQpInfo(const Endpoint& ep);
+
+  FabricConfig config_;
+  std::string cm_method_ = "tcp";
+  std::string cm_fallback_;  // why rdma_cm fell back to out-of-band setup
+  ContextPtr owned_context_;
+  ibv_context* context_ = nullptr;
+  CmChannelPtr channel_;
+  CmIdPtr listen_id_;
+  PdPtr pd_;
+  CompChannelPtr recv_channel_;  // recv CQ events (--wait event)
+  CqPtr send_cq_;
+  CqPtr recv_cq_;
+  std::vector<std::unique_ptr<Endpoint>> endpoints_;
+  uint32_t max_inline_ = 0;
+  bool wr_api_ = false;
+  int gid_index_ = -1;
+  ibv_gid gid_{};
+  ibv_port_attr port_attr_{};
+  uint32_t psn_ = 0;
+};
+
+}  // namespace verbsbench::internal
+
+#endif  // VERBSBENCH_INTERNAL_FABRIC_H_

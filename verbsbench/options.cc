@@ -1,0 +1,120 @@
+#include "verbsbench/options.h"
+
+#include <cctype>
+#include <limits>
+#include <stdexcept>
+
+namespace verbsbench {
+namespace {
+
+size_t ParseOneSize(const std::string& s) {
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) {
+    throw std::invalid_argument("bad size '" + s + "'");
+  }
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("bad size '" + s + "'");
+  }
+  const std::string suffix = s.substr(pos);
+  unsigned long long mult = 1;
+  if (suffix.empty() || suffix == "B") {
+    mult = 1;
+  } else if (suffix == "K" || suffix == "k" || suffix == "KB") {
+    mult = 1ull << 10;
+  } else if (suffix == "M" || suffix == "m" || suffix == "MB") {
+    mult = 1ull << 20;
+  } else if (suffix == "G" || suffix == "g" || suffix == "GB") {
+    mult = 1ull << 30;
+  } else {
+    throw std::invalid_argument("bad size '" + s + "'");
+  }
+  if (v == 0) throw std::invalid_argument("bad size '" + s + "': must be > 0");
+  if (v > (1ull << 30) / mult) {
+    throw std::invalid_argument("bad size '" + s + "': at most 1G");
+  }
+  return static_cast<size_t>(v * mult);
+}
+
+}  // namespace
+
+std::vector<size_t> ParseSizes(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos) return {ParseOneSize(spec)};
+  const size_t lo = ParseOneSize(spec.substr(0, colon));
+  const size_t hi = ParseOneSize(spec.substr(colon + 1));
+  if (lo > hi)
+    throw std::invalid_argument("bad size range '" + spec + "': min > max");
+  std::vector<size_t> sizes;
+  for (size_t s = lo; s <= hi; s *= 2) sizes.push_back(s);
+  return sizes;
+}
+
+std::vector<int> ParseIntRange(const std::string& spec) {
+  auto one = [&](const std::string& s) {
+    size_t pos = 0;
+    int v = 0;
+    try {
+      v = std::stoi(s, &pos);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("bad number '" + s + "' in '" + spec + "'");
+    }
+    if (pos != s.size() || v < 1) {
+      throw std::invalid_argument("bad number '" + s + "' in '" + spec + "'");
+    }
+    return v;
+  };
+  std::vector<int> out;
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    if (comma == std::string::npos) comma = spec.size();
+    const std::string item = spec.substr(start, comma - start);
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos) {
+      out.push_back(one(item));
+    } else {
+      const int lo = one(item.substr(0, colon)),
+                hi = one(item.substr(colon + 1));
+      if (lo > hi) throw std::invalid_argument("bad range '" + item + "'");
+      for (int v = lo; v <= hi; ++v) out.push_back(v);
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
+nlohmann::json Options::ToJson() const {
+  std::vector<std::string> inl;
+  for (bool b : inline_modes) inl.push_back(b ? "inline" : "normal");
+  return {{"mode", mode},
+          {"role", host.empty() ? "root" : "peer"},
+          {"host", host},
+          {"bind", bind},
+          {"port", port},
+          {"cm", cm},
+          {"ib_dev", ib_dev},
+          {"ib_port", ib_port},
+          {"gid_index", gid_index},
+          {"ops", ops},
+          {"inline", inl},
+          {"sizes", sizes},
+          {"iters", iters},
+          {"warmup", warmup},
+          {"duration_s", duration_s},
+          {"cycle", cycle},
+          {"window", window},
+          {"post_list", post_list},
+          {"cq_mod", cq_mod},
+          {"bidirectional", bidirectional},
+          {"wait", wait},
+          {"peers", peers},
+          {"p_values", p_values},
+          {"max_inline_requested", max_inline},
+          {"sq_depth", sq_depth},
+          {"rq_depth", rq_depth}};
+}
+
+}  // namespace verbsbench

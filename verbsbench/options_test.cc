@@ -1,0 +1,136 @@
+#include "verbsbench/options.h"
+
+#include <gtest/gtest.h>
+
+#include "verbsbench/cli.h"
+#include "verbsbench/engine.h"
+
+namespace verbsbench {
+namespace {
+
+TEST(ParseSizes, SingleAndSuffixes) {
+  EXPECT_EQ(ParseSizes("64"), std::vector<size_t>{64});
+  EXPECT_EQ(ParseSizes("4K"), std::vector<size_t>{4096});
+  EXPECT_EQ(ParseSizes("1M"), std::vector<size_t>{1 << 20});
+}
+
+TEST(ParseSizes, SweepIsPowersOfTwo) {
+  const auto s = ParseSizes("1:4M");
+  ASSERT_EQ(s.size(), 23u);
+  EXPECT_EQ(s.front(), 1u);
+  EXPECT_EQ(s.back(), 4u << 20);
+  EXPECT_EQ(ParseSizes("3:12"), (std::vector<size_t>{3, 6, 12}));
+}
+
+TEST(ParseSizes, RejectsBadInput) {
+  for (const char* bad :
+       {"", "0", "-1", "12Q", "K", "4:2", "1:", ":4", "2G", "1.5K"}) {
+    EXPECT_THROW(ParseSizes(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(ParseIntRange, ListsAndRanges) {
+  EXPECT_EQ(ParseIntRange("4"), std::vector<int>{4});
+  EXPECT_EQ(ParseIntRange("1:4"), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(ParseIntRange("1,2,8:9"), (std::vector<int>{1, 2, 8, 9}));
+  for (const char* bad : {"", "0", "a", "3:1", "1,,2", "2x"}) {
+    EXPECT_THROW(ParseIntRange(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(Normalize, ModeDefaults) {
+  Options o;
+  o.mode = "lop";
+  o.peers = 4;
+  const Options n = Normalize(o);
+  EXPECT_EQ(n.ops, (std::vector<std::string>{"send", "write"}));
+  EXPECT_EQ(n.inline_modes, (std::vector<bool>{true, false}));
+  EXPECT_EQ(n.p_values, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(n.sizes, std::vector<size_t>{8});
+  o.mode = "lat";
+  o.peers = 1;
+  EXPECT_EQ(Normalize(o).sizes, std::vector<size_t>{2});
+  EXPECT_EQ(Normalize(o).ops, std::vector<std::string>{"send"});
+}
+
+TEST(Normalize, RejectsInconsistentOptions) {
+  Options o;
+  o.mode = "ping";
+  EXPECT_THROW(Normalize(o), std::invalid_argument);
+  o.mode = "lop";
+  o.ops = {"read"};
+  EXPECT_THROW(Normalize(o), std::invalid_argument);
+  o.ops = {"send"};
+  o.peers = 2;
+  o.p_values = {3};
+  EXPECT_THROW(Normalize(o), std::invalid_argument);
+  o.mode = "lat";
+  o.p_values = {};
+  EXPECT_THROW(Normalize(o), std::invalid_argument);  // --peers is lop only
+  o.peers = 1;
+  o.post_list = 200;
+  EXPECT_THROW(Normalize(o), std::invalid_argument);  // > window
+}
+
+CommandLine Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "verbsbench");
+  return ParseCommandLine(static_cast<int>(args.size()), args.data());
+}
+
+TEST(ParseCommandLine, RootAndPeer) {
+  const auto root = Parse({"lat", "-s", "1:8", "--op", "send,write", "--op",
+                           "read", "--inline", "both", "--json", "out.json"});
+  EXPECT_EQ(root.options.mode, "lat");
+  EXPECT_TRUE(root.options.host.empty());
+  EXPECT_EQ(root.options.sizes, (std::vector<size_t>{1, 2, 4, 8}));
+  EXPECT_EQ(root.options.ops,
+            (std::vector<std::string>{"send", "write", "read"}));
+  EXPECT_EQ(root.outputs.json, "out.json");
+  const auto peer = Parse({"lop", "10.0.0.1", "--port", "9000"});
+  EXPECT_EQ(peer.options.host, "10.0.0.1");
+  EXPECT_EQ(peer.options.port, 9000);
+  EXPECT_TRUE(Parse({"--help"}).help);
+}
+
+TEST(ParseCommandLine, RawImpliesSampleLimit) {
+  EXPECT_EQ(Parse({"lat", "--raw", "r.txt"}).options.raw_limit, 100000u);
+  EXPECT_EQ(
+      Parse({"lat", "--raw", "r.txt", "--raw-max", "7"}).options.raw_limit, 7u);
+}
+
+TEST(ParseCommandLine, BadInputIsOneLine) {
+  for (std::vector<const char*> bad :
+       std::vector<std::vector<const char*>>{{"pong"},
+                                             {},
+                                             {"lat", "-s", "12Q"},
+                                             {"lat", "--inline", "maybe"},
+                                             {"lat", "--cm", "ib"},
+                                             {"lat", "--bogus"},
+                                             {"lat", "-n", "x"},
+                                             {"lat", "a", "b"},
+                                             {"lat", "--timeout", "0"}}) {
+    try {
+      Parse(bad);
+      ADD_FAILURE() << "accepted bad input";
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_FALSE(msg.empty());
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(CliMain, ExitStatusAndSingleErrorLine) {
+  std::ostringstream out, err;
+  const char* argv[] = {"verbsbench", "pong"};
+  EXPECT_EQ(CliMain(2, argv, out, err), 2);
+  EXPECT_EQ(err.str(),
+            "verbsbench: unknown mode 'pong' (expected lat, bw or lop)\n");
+  std::ostringstream out2, err2;
+  const char* help[] = {"verbsbench", "--help"};
+  EXPECT_EQ(CliMain(2, help, out2, err2), 0);
+  EXPECT_NE(out2.str().find("usage: verbsbench lat|bw|lop"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace verbsbench

@@ -1,0 +1,141 @@
+#include "verbsbench/report.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "verbsbench/stats.h"
+#include "verbsbench/timer.h"
+
+namespace verbsbench {
+namespace {
+
+using nlohmann::json;
+
+Recorder Synthetic(double centre, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> d(std::log(centre), 0.2);
+  Recorder r(100, 10);
+  for (int i = 0; i < n; ++i) r.Add(d(rng));
+  return r;
+}
+
+json SyntheticRun(const std::string& mode) {
+  const Timer timer(2.5e9, 12.0);
+  json run = {{"tool", "verbsbench"},
+              {"mode", mode},
+              {"params", {{"iters", 500}}},
+              {"device",
+               {{"name", "fake0"}, {"connection", "tcp"}, {"max_inline", 64}}},
+              {"timer", timer.ToJson()}};
+  if (mode == "lop") {
+    json curves = json::array();
+    for (const char* name : {"rtt2_1n_send_inline", "os_send_single"}) {
+      json c = {{"name", name},
+                {"kind", name[0] == 'r' ? "rtt" : "overhead"},
+                {"points", json::array()}};
+      for (int p = 1; p <= 3; ++p) {
+        const Recorder r = Synthetic(1000.0 * p, 500, static_cast<uint64_t>(p));
+        const auto& h = r.histogram();
+        c["points"].push_back({{"p", p},
+                               {"min_ns", h.min()},
+                               {"median_ns", h.Quantile(0.5)},
+                               {"mean_ns", h.mean()},
+                               {"p99_ns", h.Quantile(0.99)},
+                               {"samples", h.count()},
+                               {"stats", StatsJson(r)},
+                               {"raw_ns", r.raw()}});
+      }
+      curves.push_back(c);
+    }
+    run["lop"] = {{"curves", curves}};
+  } else {
+    json results = json::array();
+    for (size_t size : {8, 64}) {
+      const Recorder r =
+          Synthetic(5000.0 + static_cast<double>(size), 500, size);
+      results.push_back({{"op", "send"},
+                         {"size", size},
+                         {"inline", false},
+                         {"iterations", 500},
+                         {"metric", "rtt/2"},
+                         {"bw_MiBps", 1.5},
+                         {"msg_rate_Mpps", 0.01},
+                         {"stats", StatsJson(r)},
+                         {"raw_ns", r.raw()}});
+    }
+    run["results"] = results;
+  }
+  return run;
+}
+
+TEST(Report, JsonRoundTrips) {
+  for (const char* mode : {"lat", "bw", "lop"}) {
+    const json run = SyntheticRun(mode);
+    std::ostringstream out;
+    WriteJson(run, out);
+    const json back = json::parse(out.str());
+    EXPECT_EQ(back, run) << mode;
+  }
+}
+
+TEST(Report, TableHasOneRowPerResult) {
+  std::ostringstream out;
+  PrintTable(SyntheticRun("lat"), out);
+  const std::string s = out.str();
+  EXPECT_NE(s.find("t_typical[usec]"), std::string::npos);
+  EXPECT_NE(s.find("\n 8 "), std::string::npos);
+  EXPECT_NE(s.find("\n 64 "), std::string::npos);
+  EXPECT_NE(s.find("overhead min 12.0 ns"), std::string::npos);
+}
+
+int Lines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST(Report, CsvRowsAndColumns) {
+  std::ostringstream lat, lop;
+  WriteCsv(SyntheticRun("lat"), lat);
+  WriteCsv(SyntheticRun("lop"), lop);
+  EXPECT_EQ(Lines(lat.str()), 3);
+  EXPECT_EQ(Lines(lop.str()), 7);
+  std::istringstream in(lop.str());
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','),
+            std::count(row.begin(), row.end(), ','));
+  EXPECT_EQ(row.rfind("rtt2_1n_send_inline,rtt,", 0), 0u) << row;
+}
+
+TEST(Report, HistogramBlocksEndAtCdfOne) {
+  std::ostringstream out;
+  WriteHistograms(SyntheticRun("lop"), out);
+  std::istringstream in(out.str());
+  std::string line, last_data;
+  int blocks = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("# lo_ns", 0) == 0) ++blocks;
+    if (!line.empty() && line[0] != '#') last_data = line;
+    if (line.empty() && !last_data.empty()) {
+      std::istringstream f(last_data);
+      double lo, hi, count, pdf, cdf;
+      f >> lo >> hi >> count >> pdf >> cdf;
+      EXPECT_NEAR(cdf, 1.0, 1e-9) << last_data;
+      last_data.clear();
+    }
+  }
+  EXPECT_EQ(blocks, 1 + 6);  // timer + 2 curves x 3 points
+}
+
+TEST(Report, RawHasEverySample) {
+  std::ostringstream out;
+  WriteRaw(SyntheticRun("lat"), out);
+  EXPECT_EQ(Lines(out.str()), 1 + 2 * 10);
+}
+
+}  // namespace
+}  // namespace verbsbench
