@@ -78,37 +78,20 @@ struct QpStats {
 
 struct ContextState;
 
-// RAII deleters for the shim's own verbs objects.
-struct PdDeleter {
-  void operator()(ibv_pd* p) const {
-    if (Real().dealloc_pd) Real().dealloc_pd(p);
+// RAII deleter for the shim's own verbs objects: destroys through the real
+// libibverbs function that `Destroy` names in the RealVerbs table.
+template <auto Destroy>
+struct RealDeleter {
+  template <typename T>
+  void operator()(T* p) const {
+    if (Real().*Destroy) (Real().*Destroy)(p);
   }
 };
-struct CqDeleter {
-  void operator()(ibv_cq* p) const {
-    if (Real().destroy_cq) Real().destroy_cq(p);
-  }
-};
-struct QpDeleter {
-  void operator()(ibv_qp* p) const {
-    if (Real().destroy_qp) Real().destroy_qp(p);
-  }
-};
-struct MrDeleter {
-  void operator()(ibv_mr* p) const {
-    if (Real().dereg_mr) Real().dereg_mr(p);
-  }
-};
-struct AhDeleter {
-  void operator()(ibv_ah* p) const {
-    if (Real().destroy_ah) Real().destroy_ah(p);
-  }
-};
-using PdPtr = std::unique_ptr<ibv_pd, PdDeleter>;
-using CqPtr = std::unique_ptr<ibv_cq, CqDeleter>;
-using QpPtr = std::unique_ptr<ibv_qp, QpDeleter>;
-using MrPtr = std::unique_ptr<ibv_mr, MrDeleter>;
-using AhPtr = std::unique_ptr<ibv_ah, AhDeleter>;
+using PdPtr = std::unique_ptr<ibv_pd, RealDeleter<&RealVerbs::dealloc_pd>>;
+using CqPtr = std::unique_ptr<ibv_cq, RealDeleter<&RealVerbs::destroy_cq>>;
+using QpPtr = std::unique_ptr<ibv_qp, RealDeleter<&RealVerbs::destroy_qp>>;
+using MrPtr = std::unique_ptr<ibv_mr, RealDeleter<&RealVerbs::dereg_mr>>;
+using AhPtr = std::unique_ptr<ibv_ah, RealDeleter<&RealVerbs::destroy_ah>>;
 
 void Warn(const std::string& line) {
   std::string msg = "verbsemu: " + line + "\n";

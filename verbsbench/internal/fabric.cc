@@ -173,6 +173,20 @@ void Fabric::SetupResources(ibv_context* ctx, int n_endpoints) {
   ProbeCapabilities();
 }
 
+namespace {
+// Parameters of every rdma_cm connection, accepted or initiated: one
+// outstanding RDMA READ/atomic each way, and the maximum transport and RNR
+// retry counts.
+rdma_conn_param CmConnParam() {
+  rdma_conn_param param{};
+  param.responder_resources = 1;
+  param.initiator_depth = 1;
+  param.retry_count = 7;
+  param.rnr_retry_count = 7;
+  return param;
+}
+}  // namespace
+
 ibv_qp_init_attr Fabric::QpInitAttr() const {
   ibv_qp_init_attr attr{};
   attr.send_cq = send_cq_.get();
@@ -238,6 +252,17 @@ Endpoint& Fabric::NewEndpoint() {
   if (!ep->mr) Fail("ibv_reg_mr (" + std::to_string(bytes) + " bytes)");
   endpoints_.push_back(std::move(ep));
   return *endpoints_.back();
+}
+
+Endpoint& Fabric::NewCmEndpoint(CmIdPtr id) {
+  Endpoint& ep = NewEndpoint();
+  ep.cm_id = std::move(id);
+  ibv_qp_init_attr attr = QpInitAttr();
+  if (rdma_create_qp(ep.cm_id.get(), pd_.get(), &attr)) Fail("rdma_create_qp");
+  ep.cm_qp.reset(ep.cm_id.get());
+  ep.qp = ep.cm_id->qp;
+  RefillRecvs(ep, config_.rq_depth);
+  return ep;
 }
 
 void Fabric::RefillRecvs(Endpoint& ep, uint32_t n) {
@@ -427,19 +452,8 @@ void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
                       config_.timeout_s, "rdma_cm accept");
       CmIdPtr child_id(child);
       SetupResources(child->verbs, peers);
-      Endpoint& ep = NewEndpoint();
-      ep.cm_id = std::move(child_id);
-      ibv_qp_init_attr attr = QpInitAttr();
-      if (rdma_create_qp(ep.cm_id.get(), pd_.get(), &attr))
-        Fail("rdma_create_qp");
-      ep.cm_qp.reset(ep.cm_id.get());
-      ep.qp = ep.cm_id->qp;
-      RefillRecvs(ep, config_.rq_depth);
-      rdma_conn_param param{};
-      param.responder_resources = 1;
-      param.initiator_depth = 1;
-      param.retry_count = 7;
-      param.rnr_retry_count = 7;
+      Endpoint& ep = NewCmEndpoint(std::move(child_id));
+      rdma_conn_param param = CmConnParam();
       if (rdma_accept(ep.cm_id.get(), &param)) Fail("rdma_accept");
       WaitCmEvent(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, config_.timeout_s,
                   "rdma_cm accept");
@@ -523,19 +537,8 @@ void Fabric::ConnectCm(const std::string& host, int cm_port) {
     WaitCmEvent(channel_.get(), RDMA_CM_EVENT_ROUTE_RESOLVED, config_.timeout_s,
                 "rdma_cm resolve route to " + host);
     SetupResources(id->verbs, 1);
-    Endpoint& ep = NewEndpoint();
-    ep.cm_id = std::move(id_owner);
-    ibv_qp_init_attr attr = QpInitAttr();
-    if (rdma_create_qp(ep.cm_id.get(), pd_.get(), &attr))
-      Fail("rdma_create_qp");
-    ep.cm_qp.reset(ep.cm_id.get());
-    ep.qp = ep.cm_id->qp;
-    RefillRecvs(ep, config_.rq_depth);
-    rdma_conn_param param{};
-    param.responder_resources = 1;
-    param.initiator_depth = 1;
-    param.retry_count = 7;
-    param.rnr_retry_count = 7;
+    Endpoint& ep = NewCmEndpoint(std::move(id_owner));
+    rdma_conn_param param = CmConnParam();
     if (rdma_connect(ep.cm_id.get(), &param)) Fail("rdma_connect");
     WaitCmEvent(channel_.get(), RDMA_CM_EVENT_ESTABLISHED, config_.timeout_s,
                 "rdma_cm connect to " + host);

@@ -86,6 +86,8 @@ class Fabric {
   void ProbeCapabilities();
   ibv_qp_init_attr QpInitAttr() const;
   Endpoint& NewEndpoint();
+  // A new endpoint on a connected-to-be rdma_cm id: its QP, posted receives.
+  Endpoint& NewCmEndpoint(CmIdPtr id);
   void ExchangeOob(Endpoint& ep, Control& control, bool root);
   void ConnectCm(const std::string& host, int cm_port);
   void ExchangeBuffers(Endpoint& ep, Control& control);
