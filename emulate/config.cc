@@ -1,6 +1,7 @@
 #include "emulate/config.h"
 
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -159,6 +160,12 @@ std::optional<uint64_t> ParseSize(std::string_view text) {
   return static_cast<uint64_t>(bytes);
 }
 
+std::optional<int> ParseReportSignal(std::string_view text) {
+  if (text == "USR1" || text == "SIGUSR1") return SIGUSR1;
+  if (text == "USR2" || text == "SIGUSR2") return SIGUSR2;
+  return std::nullopt;
+}
+
 std::string FormatNs(double ns) {
   char buf[48];
   if (ns >= 1e6) {
@@ -196,6 +203,8 @@ const std::vector<ConfigVar>& ConfigVars() {
       {"VERBSEMU_PAD_THRESHOLD", "a size such as 65536, 64KiB, 1MiB"},
       {"VERBSEMU_DEVICES", "a comma-separated list of device names"},
       {"VERBSEMU_REPORT", "stderr or a file path"},
+      {"VERBSEMU_REPORT_SIGNAL",
+       "USR1 or USR2 (write the report on that signal)"},
       {"VERBSEMU_LINK_BANDWIDTH", "a rate such as 100Gbit/s, 5GB/s"},
   };
   return kVars;
@@ -219,6 +228,8 @@ std::string ValidateVar(std::string_view name, std::string_view value) {
          v.find(",,") == std::string::npos;
   } else if (name == "VERBSEMU_REPORT") {
     ok = !v.empty();
+  } else if (name == "VERBSEMU_REPORT_SIGNAL") {
+    ok = ParseReportSignal(v).has_value();
   } else if (name == "VERBSEMU_LINK_BANDWIDTH") {
     ok = ParseBitsPerS(v).has_value();
   }
@@ -265,6 +276,8 @@ ConfigResult ConfigFromEnv(
       }
     } else if (name == "VERBSEMU_REPORT") {
       c.report = v;
+    } else if (name == "VERBSEMU_REPORT_SIGNAL") {
+      c.report_signal = *ParseReportSignal(v);
     } else if (name == "VERBSEMU_LINK_BANDWIDTH") {
       c.link_bits_per_s = *ParseBitsPerS(v);
     }

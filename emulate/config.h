@@ -33,6 +33,7 @@ struct Config {
   uint64_t pad_threshold_bytes = 64 * 1024;
   std::vector<std::string> devices;  // empty: every device
   std::string report;                // "", "stderr", or a file path
+  int report_signal = 0;             // SIGUSR1/SIGUSR2: report on request
   double link_bits_per_s = 0;        // 0: from ibv_query_port
 
   bool emulating() const { return latency_ns > 0 || bandwidth.enabled(); }
@@ -45,6 +46,9 @@ std::optional<BandwidthTarget> ParseBandwidth(std::string_view text);
 std::optional<double> ParseBitsPerS(std::string_view text);
 std::optional<BwMode> ParseBwMode(std::string_view text);
 std::optional<uint64_t> ParseSize(std::string_view text);
+// USR1, USR2, SIGUSR1 or SIGUSR2: the signals left to applications by
+// convention, so asking for a report never takes over another signal.
+std::optional<int> ParseReportSignal(std::string_view text);
 std::string FormatNs(double ns);
 std::string FormatBandwidth(const BandwidthTarget& bw);
 

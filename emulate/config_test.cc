@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -95,6 +96,7 @@ TEST(ConfigFromEnvTest, ReadsEverything) {
                                   {"VERBSEMU_PAD_THRESHOLD", "128KiB"},
                                   {"VERBSEMU_DEVICES", "rxe0, mlx5_1"},
                                   {"VERBSEMU_REPORT", "stderr"},
+                                  {"VERBSEMU_REPORT_SIGNAL", "USR2"},
                                   {"VERBSEMU_LINK_BANDWIDTH", "10Gbit/s"}}));
   ASSERT_TRUE(r.ok()) << r.error;
   const Config& c = r.config;
@@ -107,7 +109,22 @@ TEST(ConfigFromEnvTest, ReadsEverything) {
   EXPECT_TRUE(c.EmulatesDevice("mlx5_1"));
   EXPECT_FALSE(c.EmulatesDevice("rxe1"));
   EXPECT_EQ(c.report, "stderr");
+  EXPECT_EQ(c.report_signal, SIGUSR2);
   EXPECT_DOUBLE_EQ(c.link_bits_per_s, 10e9);
+}
+
+TEST(ParseReportSignalTest, OnlyTheUserSignals) {
+  EXPECT_EQ(ParseReportSignal("USR1"), SIGUSR1);
+  EXPECT_EQ(ParseReportSignal("SIGUSR1"), SIGUSR1);
+  EXPECT_EQ(ParseReportSignal("USR2"), SIGUSR2);
+  EXPECT_EQ(ParseReportSignal("SIGUSR2"), SIGUSR2);
+  for (const char* bad : {"", "usr1", "HUP", "SIGTERM", "10", "USR3"}) {
+    EXPECT_FALSE(ParseReportSignal(bad).has_value()) << bad;
+  }
+  auto r = ConfigFromEnv(FakeEnv({{"VERBSEMU_REPORT_SIGNAL", "TERM"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("VERBSEMU_REPORT_SIGNAL='TERM'"), std::string::npos);
+  EXPECT_NE(r.error.find("USR1 or USR2"), std::string::npos);
 }
 
 TEST(ConfigFromEnvTest, BadValueNamesVariableAndAcceptedForms) {

@@ -19,6 +19,7 @@ constexpr Flag kFlags[] = {
     {"--pad-threshold", "VERBSEMU_PAD_THRESHOLD"},
     {"--devices", "VERBSEMU_DEVICES"},
     {"--report", "VERBSEMU_REPORT"},
+    {"--report-signal", "VERBSEMU_REPORT_SIGNAL"},
     {"--link-bandwidth", "VERBSEMU_LINK_BANDWIDTH"},
 };
 
@@ -37,7 +38,8 @@ void Set(LaunchPlan& plan, const std::string& var, const std::string& value) {
 std::string LauncherUsage() {
   return "usage: verbsemu run [--latency D] [--bandwidth B] "
          "[--bw-mode pad|pace] [--pad-threshold S] [--devices LIST] "
-         "[--report stderr|PATH] [--link-bandwidth R] -- CMD ARGS...\n"
+         "[--report stderr|PATH] [--report-signal USR1|USR2] "
+         "[--link-bandwidth R] -- CMD ARGS...\n"
          "       verbsemu env [same flags] [--format lines|mpirun|srun]\n"
          "D: 2us, 1500ns; B: 25Gbit/s, 3GB/s, 40%; S: 64KiB\n";
 }

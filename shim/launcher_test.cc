@@ -30,6 +30,20 @@ TEST(LauncherTest, CommandWithoutDoubleDash) {
   EXPECT_EQ(p.command, (std::vector<std::string>{"ibv_rc_pingpong"}));
 }
 
+TEST(LauncherTest, ReportSignalFlag) {
+  LaunchPlan p = ParseLauncherArgs(
+      {"run", "--report", "stderr", "--report-signal", "USR2", "--", "true"},
+      NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  ASSERT_EQ(p.env.size(), 2u);
+  EXPECT_EQ(p.env[1].first, "VERBSEMU_REPORT_SIGNAL");
+  EXPECT_EQ(p.env[1].second, "USR2");
+  LaunchPlan bad = ParseLauncherArgs(
+      {"run", "--report-signal", "TERM", "--", "true"}, NoEnv);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error.find("USR1 or USR2"), std::string::npos);
+}
+
 TEST(LauncherTest, BadValueIsOneLineNamingVariable) {
   LaunchPlan p =
       ParseLauncherArgs({"run", "--latency", "fast", "--", "true"}, NoEnv);

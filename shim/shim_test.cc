@@ -7,6 +7,11 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -190,6 +195,63 @@ TEST_F(ShimTest, DeviceFilterLeavesOtherDevicesAlone) {
   ibv_context* c1 = Open(d1);
   EXPECT_FALSE(IsContextPatched(c0));
   EXPECT_TRUE(IsContextPatched(c1));
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST_F(ShimTest, ReportSignalWritesTheReportAndTheProcessGoesOn) {
+  const std::string path = ::testing::TempDir() + "/verbsemu_signal_report";
+  std::remove(path.c_str());
+  emulate::Config c;
+  c.report = path;
+  c.report_signal = SIGUSR2;
+  Configure(c);
+  FakeDevice d("sig0");
+  Res r = MakeQp(d, /*wr_api=*/false);
+  Chain chain(3, 100);
+  ibv_send_wr* bad = nullptr;
+  ASSERT_EQ(ibv_post_send(r.qp, chain.head(), &bad), 0);
+  ASSERT_EQ(std::raise(SIGUSR2), 0);
+  // The watcher thread writes the report; wait for it (a generous bound,
+  // which only a lost request reaches).
+  std::string text;
+  for (int i = 0; i < 3000 && text.find("wrs 3,") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    text = ReadWholeFile(path);
+  }
+  EXPECT_NE(text.find("verbsemu report"), std::string::npos) << text;
+  EXPECT_NE(text.find("device sig0: qps 1, wrs 3,"), std::string::npos) << text;
+  // The process goes on, and the shim with it.
+  ASSERT_EQ(ibv_post_send(r.qp, chain.head(), &bad), 0);
+  EXPECT_EQ(Counters(r.qp).wrs, 6u);
+}
+
+std::atomic<int> g_app_usr1_calls{0};
+
+TEST_F(ShimTest, ReportSignalLeavesTheApplicationsHandlerAlone) {
+  struct sigaction app {};
+  app.sa_handler = +[](int) { g_app_usr1_calls.fetch_add(1); };
+  sigemptyset(&app.sa_mask);
+  struct sigaction saved {};
+  ASSERT_EQ(sigaction(SIGUSR1, &app, &saved), 0);
+  emulate::Config c;
+  c.report = ::testing::TempDir() + "/verbsemu_usr1_report";
+  c.report_signal = SIGUSR1;
+  Configure(c);
+  FakeDevice d("sig1");
+  ibv_context* ctx = Open(d);
+  struct sigaction now {};
+  ASSERT_EQ(sigaction(SIGUSR1, nullptr, &now), 0);
+  EXPECT_EQ(now.sa_handler, app.sa_handler);
+  ASSERT_EQ(std::raise(SIGUSR1), 0);
+  EXPECT_EQ(g_app_usr1_calls.load(), 1);
+  EXPECT_EQ(CloseDevice(ctx), 0);
+  sigaction(SIGUSR1, &saved, nullptr);
 }
 
 TEST_F(ShimTest, InvalidConfigurationMeansPurePassThrough) {

@@ -201,4 +201,54 @@ if run_pair "$tag" 120 "cm_listening $port" \
 else
   fail "rping under the shim [$TOPOLOGY]" "did not complete" "$VM_LOGDIR/$tag.server" "$VM_LOGDIR/$tag.client"
 fi
+# 5. On-request report: SIGUSR2 to a running perftest client (after it has
+#    connected, so the shim has armed the signal) writes the report while the
+#    run goes on, and the run still completes.
+port=$(new_port)
+tag="report_signal"
+slog="$VM_LOGDIR/$tag.server" clog="$VM_LOGDIR/$tag.client" rep="$VM_LOGDIR/$tag.report"
+rm -f "$rep"
+timeout 300 "$VERBSEMU" run --latency 1us ib_write_lat -d "$SERVER_DEV" -x "$SERVER_GID" \
+  -p "$port" -n 100000 >"$slog" 2>&1 &
+spid=$!
+cpid=""
+if wait_until 60 tcp_listening "$port"; then
+  # No timeout wrapper: the launcher execs the program, so $! is the program
+  # itself, the process to signal; a watchdog bounds it instead.
+  "$VERBSEMU" run --latency 1us --report "$rep" --report-signal USR2 \
+    ib_write_lat -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -n 100000 "$SERVER_ADDR" >"$clog" 2>&1 &
+  cpid=$!
+  (sleep 300 && kill "$cpid") 2>/dev/null &
+  watchdog=$!
+fi
+# The shim arms the signal when the program opens its device: wait for the
+# handler itself (SIGUSR2, bit 11 of SigCgt); the program's stdout is a file,
+# fully buffered, so its own lines come only at exit.
+usr2_caught() {
+  local mask
+  mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+  [ -n "$mask" ] && (((16#$mask >> 11) & 1))
+}
+report_while_running=no
+if [ -n "$cpid" ] && wait_until 60 usr2_caught "$cpid"; then
+  kill -USR2 "$cpid" 2>/dev/null
+  if wait_until 60 grep -q "^verbsemu report" "$rep" && kill -0 "$cpid" 2>/dev/null; then
+    report_while_running=yes
+  fi
+fi
+crc=1
+if [ -n "$cpid" ]; then
+  wait "$cpid"
+  crc=$?
+  kill "$watchdog" 2>/dev/null
+fi
+wait "$spid"
+src=$?
+reports=$(grep -c "^verbsemu report" "$rep" 2>/dev/null)
+if [ "$report_while_running" = yes ] && [ "$crc" = 0 ] && [ "$src" = 0 ] && [ "${reports:-0}" -ge 2 ]; then
+  pass "report on SIGUSR2 while running [$TOPOLOGY]: $reports reports (on request, at exit), run completed"
+else
+  fail "report on SIGUSR2 while running [$TOPOLOGY]" \
+    "report during the run: $report_while_running, exits $crc/$src, reports ${reports:-0}" "$clog" "$rep"
+fi
 summary

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <csignal>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,7 @@
 #include "emulate/spin.h"
 #include "shim/internal/ptr_map.h"
 #include "shim/internal/real_verbs.h"
+#include "shim/internal/report_signal.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -247,6 +249,7 @@ struct Engine {
   std::vector<QpRecord> retired;
   std::vector<std::unique_ptr<QpState>> graveyard;
   std::vector<std::string> devices_seen;
+  bool report_signal_warned = false;
   // Configuration: written before the first context, then read-only.
   emulate::Config config;
   std::string config_error;
@@ -966,6 +969,22 @@ void EnsureCalibratedLocked() {
   e.calibrated = true;
 }
 
+// VERBSEMU_REPORT_SIGNAL: armed with the first emulated device (again in a
+// forked child). An application that handles the signal itself keeps it.
+void ArmReportSignalLocked(Engine& e) {
+  if (e.config.report_signal == 0 || e.config.report.empty()) return;
+  const ReportSignalState state =
+      ArmReportSignal(e.config.report_signal, &WriteReport);
+  if (state == ReportSignalState::kArmed || e.report_signal_warned) return;
+  e.report_signal_warned = true;
+  const char* name = e.config.report_signal == SIGUSR1 ? "SIGUSR1" : "SIGUSR2";
+  Warn(std::string("VERBSEMU_REPORT_SIGNAL: ") +
+       (state == ReportSignalState::kAppHandlesIt
+            ? std::string("the application handles ") + name + " itself"
+            : std::string("cannot arm ") + name) +
+       "; the report is written at exit only");
+}
+
 ContextState* RegisterContext(ibv_context* ctx) {
   Engine& e = E();
   if (ctx == nullptr || !e.patching) return nullptr;
@@ -982,6 +1001,7 @@ ContextState* RegisterContext(ibv_context* ctx) {
       e.devices_seen.end()) {
     e.devices_seen.push_back(c->device);
   }
+  ArmReportSignalLocked(e);
   c->post_send = ctx->ops.post_send;
   c->post_recv = ctx->ops.post_recv;
   c->post_srq_recv = ctx->ops.post_srq_recv;
@@ -1477,6 +1497,7 @@ void AtForkChild() {
   Engine& e = E();
   Caches().mu.unlock();
   e.mu.unlock();
+  ReportSignalForgetWatcher();
   std::lock_guard<std::mutex> lock(e.mu);
   ClearCachesLocked(/*forget_qps=*/false);
   e.retired.clear();
