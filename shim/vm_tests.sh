@@ -218,7 +218,9 @@ if wait_until 60 tcp_listening "$port"; then
   "$VERBSEMU" run --latency 1us --report "$rep" --report-signal USR2 \
     ib_write_lat -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -n 100000 "$SERVER_ADDR" >"$clog" 2>&1 &
   cpid=$!
-  (sleep 300 && kill "$cpid") 2>/dev/null &
+  # (no stdout/stderr: a sleep holding the suite's output pipe would keep
+  # guest-run's command substitution waiting)
+  (sleep 300 && kill "$cpid") >/dev/null 2>&1 &
   watchdog=$!
 fi
 # The shim arms the signal when the program opens its device: wait for the
