@@ -131,12 +131,10 @@ std::optional<double> ParseDurationNs(std::string_view text, std::string* why) {
 
 std::optional<uint64_t> ParseBytes(std::string_view text, std::string* why) {
   const auto split = SplitNumber(text);
-  std::optional<double> bytes;
-  if (split && split->second.empty()) {
-    bytes = split->first;
-  } else {
-    bytes = WithUnit(text, kSizeUnits, "such as 4096, 64K, 64KiB, 1MiB", why);
-  }
+  const bool bare = split && split->second.empty();
+  const std::optional<double> bytes =
+      bare ? split->first
+           : WithUnit(text, kSizeUnits, "such as 4096, 64K, 64KiB, 1MiB", why);
   if (!bytes) return std::nullopt;
   if (*bytes != std::floor(*bytes) || *bytes > 1e15) {
     Say(why, "not a whole number of bytes up to 1e15");

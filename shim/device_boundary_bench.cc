@@ -17,6 +17,7 @@
 
 #include "emulate/config.h"
 #include "emulate/tsc.h"
+#include "emulate/units.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/real_verbs.h"
@@ -25,6 +26,12 @@ namespace verbsemu::shim::internal {
 namespace {
 
 using emulate::ReadTsc;
+
+Settings EngineOnly(const emulate::Config& c) {
+  Settings s;
+  s.engine = c;
+  return s;
+}
 
 struct Env {
   ibv_context* ctx = nullptr;
@@ -104,7 +111,7 @@ void LatencyTable(const Opts& o, const emulate::TscCalibration& cal,
     emulate::Config c;
     c.latency_ns = target;
     ResetForTesting();
-    ConfigureWithCalibration(c, cal);
+    ConfigureWithCalibration(EngineOnly(c), cal);
     FakeDevice d("bench0");
     d.record_posts = false;
     Env e = Setup(d, true);
@@ -142,8 +149,8 @@ void LatencyTable(const Opts& o, const emulate::TscCalibration& cal,
     std::printf(
         "| %s | %.1f ns | %.1f ns | %.1f ns | %.0f ns | %+.2f | %+.2f | "
         "%+.2f |\n",
-        emulate::FormatNs(target).c_str(), p50, p99, p999, mx, pct(p50),
-        pct(p99), pct(p999));
+        units::FormatNs(target).c_str(), p50, p99, p999, mx, pct(p50), pct(p99),
+        pct(p999));
     Teardown(e, true);
   }
 }
@@ -169,7 +176,7 @@ void PacingTable(const Opts& o, const emulate::TscCalibration& cal) {
     c.bandwidth = *emulate::ParseBandwidth(k.target);
     c.bw_mode = emulate::BwMode::kPace;
     ResetForTesting();
-    ConfigureWithCalibration(c, cal);
+    ConfigureWithCalibration(EngineOnly(c), cal);
     FakeDevice d("bench0");
     d.record_posts = false;
     Env e = Setup(d, true);
@@ -209,7 +216,7 @@ void PaddingTable(const emulate::TscCalibration& cal) {
     emulate::Config c;
     c.bandwidth = *emulate::ParseBandwidth(t);
     ResetForTesting();
-    ConfigureWithCalibration(c, cal);
+    ConfigureWithCalibration(EngineOnly(c), cal);
     FakeDevice d("bench0");
     d.record_posts = false;
     Env e = Setup(d, true);
@@ -250,7 +257,7 @@ double NsPerCall(const emulate::TscCalibration& cal, size_t n, F&& body) {
 
 void PassThroughTable(const Opts& o, const emulate::TscCalibration& cal) {
   ResetForTesting();
-  ConfigureWithCalibration(emulate::Config{}, cal);
+  ConfigureWithCalibration(Settings{}, cal);
   const size_t n = o.quick ? 200000 : 1000000;
   const int reps = o.quick ? 5 : 11;
   std::printf(

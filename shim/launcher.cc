@@ -2,26 +2,10 @@
 
 #include <string_view>
 
-#include "emulate/config.h"
+#include "shim/knobs.h"
 
 namespace verbsemu::shim {
 namespace {
-
-struct Flag {
-  std::string_view name;
-  const char* var;
-};
-
-constexpr Flag kFlags[] = {
-    {"--latency", "VERBSEMU_LATENCY"},
-    {"--bandwidth", "VERBSEMU_BANDWIDTH"},
-    {"--bw-mode", "VERBSEMU_BW_MODE"},
-    {"--pad-threshold", "VERBSEMU_PAD_THRESHOLD"},
-    {"--devices", "VERBSEMU_DEVICES"},
-    {"--report", "VERBSEMU_REPORT"},
-    {"--report-signal", "VERBSEMU_REPORT_SIGNAL"},
-    {"--link-bandwidth", "VERBSEMU_LINK_BANDWIDTH"},
-};
 
 void Set(LaunchPlan& plan, const std::string& var, const std::string& value) {
   for (auto& kv : plan.env) {
@@ -36,106 +20,133 @@ void Set(LaunchPlan& plan, const std::string& var, const std::string& value) {
 }  // namespace
 
 std::string LauncherUsage() {
-  return "usage: verbsemu run [--latency D] [--bandwidth B] "
-         "[--bw-mode pad|pace] [--pad-threshold S] [--devices LIST] "
-         "[--report stderr|PATH] [--report-signal USR1|USR2] "
-         "[--link-bandwidth R] -- CMD ARGS...\n"
-         "       verbsemu env [same flags] [--format lines|mpirun|srun]\n"
-         "D: 2us, 1500ns; B: 25Gbit/s, 3GB/s, 40%; S: 64KiB\n";
+  return "usage: verbsemu run [FLAGS] -- CMD ARGS...\n"
+         "       verbsemu env [FLAGS] [--format lines|mpirun|srun]\n"
+         "       verbsemu knobs [--markdown]\n"
+         "FLAGS (each also read from its variable):\n" +
+         KnobsUsage();
 }
 
-LaunchPlan ParseLauncherArgs(
-    const std::vector<std::string>& args,
-    const std::function<const char*(const char*)>& getenv) {
-  LaunchPlan plan;
+namespace {
+
+// Sets plan.mode from the subcommand; false (with plan.error) otherwise.
+bool ParseMode(const std::vector<std::string>& args, LaunchPlan& plan) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" ||
       args[0] == "help") {
     plan.mode = LaunchPlan::Mode::kHelp;
-    if (args.empty()) plan.error = "missing command: run or env";
-    return plan;
+    if (args.empty()) plan.error = "missing command: run, env or knobs";
+    return false;
   }
   if (args[0] == "run") {
     plan.mode = LaunchPlan::Mode::kRun;
   } else if (args[0] == "env") {
     plan.mode = LaunchPlan::Mode::kEnv;
+  } else if (args[0] == "knobs") {
+    plan.mode = LaunchPlan::Mode::kKnobs;
   } else {
-    plan.error = "unknown command '" + args[0] + "' (expected run or env)";
-    return plan;
+    plan.error =
+        "unknown command '" + args[0] + "' (expected run, env or knobs)";
+    return false;
   }
-  // Variables already exported reach the shim as they are: check them too.
-  for (const emulate::ConfigVar& v : emulate::ConfigVars()) {
-    if (const char* value = getenv(v.name)) {
-      std::string err = emulate::ValidateVar(v.name, value);
+  return true;
+}
+
+// Variables already exported reach the shim as they are: check them too.
+bool CheckInherited(const std::function<const char*(const char*)>& getenv,
+                    LaunchPlan& plan) {
+  for (const Knob& k : Knobs()) {
+    if (const char* value = getenv(std::string(k.env).c_str())) {
+      std::string err = ValidateKnob(k, value);
       if (!err.empty()) {
         plan.error = err + " (from the environment)";
-        return plan;
+        return false;
       }
     }
   }
+  return true;
+}
+
+bool ApplyFormat(const std::string& value, LaunchPlan& plan) {
+  if (value == "lines") {
+    plan.format = LaunchPlan::Format::kLines;
+  } else if (value == "mpirun") {
+    plan.format = LaunchPlan::Format::kMpirun;
+  } else if (value == "srun") {
+    plan.format = LaunchPlan::Format::kSrun;
+  } else if (value == "markdown" && plan.mode == LaunchPlan::Mode::kKnobs) {
+    plan.format = LaunchPlan::Format::kMarkdown;
+  } else {
+    plan.error = "--format='" + value +
+                 "' is not accepted; expected lines, mpirun or srun";
+    return false;
+  }
+  return true;
+}
+
+enum class Step { kNext, kStop, kError };
+
+// Consumes the option at args[i] (and its value); kStop at the command.
+Step ParseOption(const std::vector<std::string>& args, size_t& i,
+                 LaunchPlan& plan) {
+  const std::string& a = args[i];
+  if (a == "--markdown" && plan.mode == LaunchPlan::Mode::kKnobs) {
+    return ApplyFormat("markdown", plan) ? Step::kNext : Step::kError;
+  }
+  std::string name = a, value;
+  const size_t eq = a.find('=');
+  if (eq != std::string::npos) {
+    name = a.substr(0, eq);
+    value = a.substr(eq + 1);
+  }
+  const Knob* knob = FindKnobByFlag(name);
+  if (knob == nullptr && name != "--format") {
+    if (plan.mode == LaunchPlan::Mode::kRun && !a.starts_with("-")) {
+      return Step::kStop;
+    }
+    plan.error = "unknown option '" + a + "'";
+    return Step::kError;
+  }
+  if (eq == std::string::npos) {
+    if (i + 1 >= args.size()) {
+      plan.error = name + " needs a value";
+      return Step::kError;
+    }
+    value = args[++i];
+  }
+  if (knob == nullptr) {
+    return ApplyFormat(value, plan) ? Step::kNext : Step::kError;
+  }
+  std::string err = ValidateKnob(*knob, value);
+  if (!err.empty()) {
+    plan.error = std::string(knob->flag) + ": " + err;
+    return Step::kError;
+  }
+  Set(plan, std::string(knob->env), value);
+  return Step::kNext;
+}
+
+}  // namespace
+
+LaunchPlan ParseLauncherArgs(
+    const std::vector<std::string>& args,
+    const std::function<const char*(const char*)>& getenv) {
+  LaunchPlan plan;
+  if (!ParseMode(args, plan) || !CheckInherited(getenv, plan)) return plan;
   size_t i = 1;
   for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
+    if (args[i] == "--") {
       ++i;
       break;
     }
-    std::string name = a, value;
-    bool has_value = false;
-    if (const size_t eq = a.find('='); eq != std::string::npos) {
-      name = a.substr(0, eq);
-      value = a.substr(eq + 1);
-      has_value = true;
-    }
-    if (name == "--format") {
-      if (!has_value) {
-        if (i + 1 >= args.size()) {
-          plan.error = "--format needs a value: lines, mpirun or srun";
-          return plan;
-        }
-        value = args[++i];
-      }
-      if (value == "lines") {
-        plan.format = LaunchPlan::Format::kLines;
-      } else if (value == "mpirun") {
-        plan.format = LaunchPlan::Format::kMpirun;
-      } else if (value == "srun") {
-        plan.format = LaunchPlan::Format::kSrun;
-      } else {
-        plan.error = "--format='" + value +
-                     "' is not accepted; expected "
-                     "lines, mpirun or srun";
-        return plan;
-      }
-      continue;
-    }
-    const Flag* flag = nullptr;
-    for (const Flag& f : kFlags) {
-      if (name == f.name) flag = &f;
-    }
-    if (flag == nullptr) {
-      if (plan.mode == LaunchPlan::Mode::kRun && !a.starts_with("-")) break;
-      plan.error = "unknown option '" + a + "'";
-      return plan;
-    }
-    if (!has_value) {
-      if (i + 1 >= args.size()) {
-        plan.error = std::string(flag->name) + " needs a value";
-        return plan;
-      }
-      value = args[++i];
-    }
-    std::string err = emulate::ValidateVar(flag->var, value);
-    if (!err.empty()) {
-      plan.error = std::string(flag->name) + ": " + err;
-      return plan;
-    }
-    Set(plan, flag->var, value);
+    const Step step = ParseOption(args, i, plan);
+    if (step == Step::kError) return plan;
+    if (step == Step::kStop) break;
   }
   if (plan.mode == LaunchPlan::Mode::kRun) {
     plan.command.assign(args.begin() + static_cast<long>(i), args.end());
     if (plan.command.empty()) plan.error = "run: no command given after --";
   } else if (i < args.size()) {
-    plan.error = "env takes no command";
+    plan.error = args[0] + " takes no command";
   }
   return plan;
 }

@@ -1,6 +1,6 @@
 // Command-line handling of the `verbsemu` launcher, separate from main() so
-// it can be tested: `verbsemu run [flags] -- CMD ARGS...` and
-// `verbsemu env [flags]`.
+// it can be tested: `verbsemu run [flags] -- CMD ARGS...`,
+// `verbsemu env [flags]` and `verbsemu knobs [--markdown]`.
 #ifndef VERBSEMU_SHIM_LAUNCHER_H_
 #define VERBSEMU_SHIM_LAUNCHER_H_
 
@@ -12,9 +12,9 @@
 namespace verbsemu::shim {
 
 struct LaunchPlan {
-  enum class Mode { kRun, kEnv, kHelp };
+  enum class Mode { kRun, kEnv, kKnobs, kHelp };
   Mode mode = Mode::kHelp;
-  enum class Format { kLines, kMpirun, kSrun };
+  enum class Format { kLines, kMpirun, kSrun, kMarkdown };
   Format format = Format::kLines;
   // VERBSEMU_* settings in flag order, validated.
   std::vector<std::pair<std::string, std::string>> env;

@@ -39,8 +39,11 @@ class ShimTest : public ::testing::Test {
   }
   void TearDown() override { ResetForTesting(); }
 
+  void Configure(const Settings& s) { ConfigureWithCalibration(s, Cal()); }
   void Configure(const emulate::Config& c) {
-    ConfigureWithCalibration(c, Cal());
+    Settings s;
+    s.engine = c;
+    Configure(s);
   }
 
   ibv_context* Open(FakeDevice& d) {
@@ -187,7 +190,7 @@ TEST_F(ShimTest, SmallVerbsContextIsNotReadBeyondSz) {
 }
 
 TEST_F(ShimTest, DeviceFilterLeavesOtherDevicesAlone) {
-  emulate::Config c;
+  Settings c;
   c.devices = {"fake1"};
   Configure(c);
   FakeDevice d0("fake0"), d1("fake1");
@@ -207,7 +210,7 @@ std::string ReadWholeFile(const std::string& path) {
 TEST_F(ShimTest, ReportSignalWritesTheReportAndTheProcessGoesOn) {
   const std::string path = ::testing::TempDir() + "/verbsemu_signal_report";
   std::remove(path.c_str());
-  emulate::Config c;
+  Settings c;
   c.report = path;
   c.report_signal = SIGUSR2;
   Configure(c);
@@ -239,7 +242,7 @@ TEST_F(ShimTest, ReportSignalLeavesTheApplicationsHandlerAlone) {
   sigemptyset(&app.sa_mask);
   struct sigaction saved {};
   ASSERT_EQ(sigaction(SIGUSR1, &app, &saved), 0);
-  emulate::Config c;
+  Settings c;
   c.report = ::testing::TempDir() + "/verbsemu_usr1_report";
   c.report_signal = SIGUSR1;
   Configure(c);
@@ -255,7 +258,7 @@ TEST_F(ShimTest, ReportSignalLeavesTheApplicationsHandlerAlone) {
 }
 
 TEST_F(ShimTest, InvalidConfigurationMeansPurePassThrough) {
-  verbsemu::shim::internal::Configure(emulate::Config{},
+  verbsemu::shim::internal::Configure(Settings{},
                                       "VERBSEMU_LATENCY='x' is not accepted");
   FakeDevice d("fake0");
   ibv_context* ctx = Open(d);

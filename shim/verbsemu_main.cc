@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "shim/knobs.h"
 #include "shim/launcher.h"
 
 namespace {
@@ -54,6 +55,13 @@ int main(int argc, char** argv) {
   if (!plan.ok()) {
     std::fprintf(stderr, "verbsemu: %s\n", plan.error.c_str());
     return 2;
+  }
+  if (plan.mode == verbsemu::shim::LaunchPlan::Mode::kKnobs) {
+    std::fputs(plan.format == verbsemu::shim::LaunchPlan::Format::kMarkdown
+                   ? verbsemu::shim::KnobsMarkdownTable().c_str()
+                   : verbsemu::shim::KnobsUsage().c_str(),
+               stdout);
+    return 0;
   }
   const std::string lib = FindLibrary();
   if (lib.empty()) {

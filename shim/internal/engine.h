@@ -1,7 +1,10 @@
-// The shim's engine: per-context and per-QP state, the patched data-path
-// functions, padding and pacing, and the report. The exported C entry points
-// (shim/exports.cc) are thin forwarders to the functions declared here; tests
-// and the device-boundary benchmark call them directly over a fake device.
+// The shim's public front: configuration and the control-path calls it
+// replaces. The exported C entry points (shim/exports.cc) are thin
+// forwarders to these; tests and the device-boundary benchmark call them
+// directly over a fake device. The pieces behind it, one per mechanism:
+// registry (contexts, QPs), data_path (ops wrappers), qp_ex (ibv_qp_ex
+// wrappers), port_link and pad_sender (bandwidth), wait_policy, counters,
+// report.
 #ifndef VERBSEMU_SHIM_INTERNAL_ENGINE_H_
 #define VERBSEMU_SHIM_INTERNAL_ENGINE_H_
 
@@ -10,17 +13,19 @@
 #include <cstdint>
 #include <string>
 
-#include "emulate/config.h"
 #include "emulate/tsc.h"
+#include "shim/internal/counters.h"
+#include "shim/internal/report.h"
+#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 
-// Installs the configuration. `error` non-empty: emulation stays off for the
-// whole process and the error line is printed once. Must run before the first
-// context is opened (the preload does it in its constructor).
-void Configure(const emulate::Config& config, const std::string& error);
+// Installs the settings. `error` non-empty: emulation stays off for the
+// whole process and the error line is printed once. Must run before the
+// first context is opened.
+void Configure(const Settings& settings, const std::string& error);
 // As Configure, with an explicit TSC calibration (tests, benchmarks).
-void ConfigureWithCalibration(const emulate::Config& config,
+void ConfigureWithCalibration(const Settings& settings,
                               const emulate::TscCalibration& cal);
 // Reads VERBSEMU_* with secure_getenv and configures.
 void ConfigureFromEnvironment();
@@ -38,10 +43,6 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
 int DestroyCq(ibv_cq* cq);
 int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context);
 
-// Report.
-std::string ReportText();
-void WriteReport();  // to VERBSEMU_REPORT's destination, if any
-
 // Fork support: the child starts with fresh statistics.
 void AtForkPrepare();
 void AtForkParent();
@@ -51,10 +52,6 @@ void AtForkChild();
 void ResetForTesting();
 
 // Introspection for tests.
-struct QpCounters {
-  uint64_t posts = 0, wrs = 0, bytes = 0, delay_ticks = 0, pad_bytes = 0,
-           pad_datagrams = 0, failed_posts = 0;
-};
 bool GetQpCounters(const ibv_qp* qp, QpCounters* out);
 bool IsContextPatched(const ibv_context* context);
 size_t LiveQpCount();

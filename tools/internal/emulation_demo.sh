@@ -17,11 +17,12 @@ run_pair link 120 "tcp_listening $port" \
   { echo "emulation_demo: native ib_write_bw failed" >&2; exit 1; }
 link=$(perftest_row "$VM_LOGDIR/link.client" | awk '{printf "%.0f", $4}')
 half=$((link / 2))
-echo "native ib_write_bw 64 KiB: $link MB/s, taken as B_real for padding; bandwidth target ${half} MB/s"
+# perftest's MB/sec are MiB/s (2^20 bytes).
+echo "native ib_write_bw 64 KiB: $link MiB/s, taken as B_real for padding; bandwidth target ${half} MiB/s"
 echo
 tools/internal/perftest_table.sh \
   "native=" \
   "+2us latency=$verbsemu run --latency 2us" \
   "+10us latency=$verbsemu run --latency 10us" \
-  "${half}MB/s pace=$verbsemu run --bandwidth ${half}MB/s --bw-mode pace" \
-  "${half}MB/s pad=$verbsemu run --bandwidth ${half}MB/s --bw-mode pad --link-bandwidth ${link}MB/s"
+  "${half}MiB/s pace=$verbsemu run --bandwidth ${half}MiB/s --bw-mode pace" \
+  "${half}MiB/s pad=$verbsemu run --bandwidth ${half}MiB/s --bw-mode pad --link-bandwidth ${link}MiB/s"

@@ -1,0 +1,176 @@
+#include "shim/internal/data_path.h"
+
+#include <errno.h>
+#include <time.h>
+
+#include "shim/internal/pad_sender.h"
+#include "shim/internal/port_link.h"
+#include "shim/internal/registry.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+__attribute__((tls_model("initial-exec"))) thread_local uint32_t tl_polls = 0;
+
+struct NanoSleep {
+  const emulate::TscCalibration& cal;
+  void operator()(uint64_t ticks) const {
+    const double ns = cal.TicksToNs(ticks);
+    timespec ts;
+    ts.tv_sec = static_cast<time_t>(ns / 1e9);
+    ts.tv_nsec = static_cast<long>(ns - static_cast<double>(ts.tv_sec) * 1e9);
+    nanosleep(&ts, nullptr);
+  }
+};
+
+bool OpcodePads(ibv_wr_opcode op) {
+  switch (op) {
+    case IBV_WR_RDMA_READ:
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+    case IBV_WR_LOCAL_INV:
+    case IBV_WR_BIND_MW:
+      return false;
+    default:
+      return true;
+  }
+}
+
+struct ChainInfo {
+  uint64_t wrs = 0, bytes = 0, pad_bytes = 0;
+};
+
+__attribute__((always_inline)) inline ChainInfo ScanChain(
+    const ibv_send_wr* wr, const ibv_send_wr* stop) {
+  ChainInfo info;
+  for (; wr != nullptr && wr != stop; wr = wr->next) {
+    uint64_t b = 0;
+    for (int i = 0; i < wr->num_sge; ++i) b += wr->sg_list[i].length;
+    ++info.wrs;
+    info.bytes += b;
+    if (OpcodePads(wr->opcode)) info.pad_bytes += b;
+  }
+  return info;
+}
+
+// A QP the shim does not know: forward to the context's saved post_send.
+int PostSendUnknown(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  ContextState* c = E().contexts.Find(qp->context);
+  if (c == nullptr || c->post_send == nullptr) {
+    *bad_wr = wr;
+    return EINVAL;
+  }
+  return c->post_send(qp, wr, bad_wr);
+}
+
+// The chain was passed through untouched, so the provider's bad_wr is
+// already the application's WR; make sure of it (a provider bug must not
+// hand the application a pointer outside its own chain).
+void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  const ibv_send_wr* w = wr;
+  while (w != nullptr && w != *bad_wr) w = w->next;
+  if (w == nullptr) *bad_wr = wr;
+}
+
+}  // namespace
+
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, uint64_t bytes,
+                           uint64_t pad_bytes) {
+  Engine& e = E();
+  uint64_t release = t0;
+  PortLink* link = q->link.load(std::memory_order_acquire);
+  if (link != nullptr) {
+    if (e.pace && link->pacer) {
+      release = link->pacer->Reserve(t0, bytes);
+    } else if (e.pad && pad_bytes > 0) {
+      SendPadding(q, link, pad_bytes);
+    }
+  }
+  if (!e.delay.enabled() && release == t0) return 0;
+  const uint64_t deadline =
+      e.delay.enabled() ? e.delay.Deadline(release) : release;
+  emulate::TscClock clock;
+  return WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline) - t0;
+}
+
+void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
+                        uint64_t t2) {
+  const uint64_t t3 = emulate::ReadTsc();
+  const uint64_t in_shim = (t1 - t0 - waited) + (t3 - t2);
+  const uint64_t reads = 2 * E().tsc_read_cost;
+  q->stats.ovh_ticks.Add(in_shim > reads ? in_shim - reads : 0);
+  q->stats.ovh_samples.Add(1);
+}
+
+int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  Engine& e = E();
+  const bool emulating = e.emulating;
+  // The delay is measured from here, so the shim's own bookkeeping below is
+  // absorbed into it rather than added to it.
+  uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
+  QpState* q = e.qps.Find(qp);
+  if (q == nullptr) q = AdoptQp(qp);
+  if (q == nullptr) return PostSendUnknown(qp, wr, bad_wr);
+  ThreadCache* tc = Cache();
+  const bool sample = (++tc->sample_tick & kSampleMask) == 0;
+  if (sample && !emulating) t0 = emulate::ReadTsc();
+  ChainInfo info = ScanChain(wr, nullptr);
+  const uint64_t waited =
+      emulating ? EmulateBeforePost(q, t0, info.bytes, info.pad_bytes) : 0;
+  const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
+  const int rc = q->ctx->post_send(qp, wr, bad_wr);
+  const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
+  if (rc != 0) {
+    KeepBadWrInChain(wr, bad_wr);
+    info = ScanChain(wr, *bad_wr);
+    q->stats.failed_posts.Add(1);
+  }
+  Account(tc, &q->stats, info.wrs, info.bytes, waited);
+  if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
+  return rc;
+}
+
+int PostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
+  ContextState* c = E().contexts.Find(qp->context);
+  if (c == nullptr || c->post_recv == nullptr) {
+    *bad_wr = wr;
+    return EINVAL;
+  }
+  return c->post_recv(qp, wr, bad_wr);
+}
+
+int PostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
+  ContextState* c = E().contexts.Find(srq->context);
+  if (c == nullptr || c->post_srq_recv == nullptr) {
+    *bad_wr = wr;
+    return EINVAL;
+  }
+  return c->post_srq_recv(srq, wr, bad_wr);
+}
+
+int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+  if ((++tl_polls & kSampleMask) != 0) {
+    ContextState* c = E().contexts.Find(cq->context);
+    if (c == nullptr) return -1;
+    return c->poll_cq(cq, num_entries, wc);
+  }
+  Engine& e = E();
+  const uint64_t t0 = emulate::ReadTsc();
+  ContextState* c = e.contexts.Find(cq->context);
+  const uint64_t t1 = emulate::ReadTsc();
+  if (c == nullptr) return -1;
+  e.poll_calls_sampled.Add(kSampleMask + 1);
+  e.poll_ovh_ticks.Add(t1 - t0 > e.tsc_read_cost ? t1 - t0 - e.tsc_read_cost
+                                                 : 0);
+  e.poll_ovh_samples.Add(1);
+  return c->poll_cq(cq, num_entries, wc);
+}
+
+int ReqNotifyCq(ibv_cq* cq, int solicited_only) {
+  ContextState* c = E().contexts.Find(cq->context);
+  if (c == nullptr) return EINVAL;
+  return c->req_notify_cq(cq, solicited_only);
+}
+
+}  // namespace verbsemu::shim::internal

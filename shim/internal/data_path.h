@@ -1,0 +1,33 @@
+// The wrappers the shim installs in each context's ops table, and the
+// emulation step every send-side post goes through.
+#ifndef VERBSEMU_SHIM_INTERNAL_DATA_PATH_H_
+#define VERBSEMU_SHIM_INTERNAL_DATA_PATH_H_
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+
+namespace verbsemu::shim::internal {
+
+struct QpState;
+
+// Everything between the application's call and the real post: padding
+// before the data, pacing, then the calibrated wait. `t0` is when the call
+// entered the shim. Returns the ticks spent waiting and padding.
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, uint64_t bytes,
+                           uint64_t pad_bytes);
+
+// Records the shim's own cost of one sampled post: the time from entry to
+// the real post and after it, less waiting and the TSC reads themselves.
+void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
+                        uint64_t t2);
+
+int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
+int PostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
+int PostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
+int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
+int ReqNotifyCq(ibv_cq* cq, int solicited_only);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_DATA_PATH_H_

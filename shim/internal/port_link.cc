@@ -1,0 +1,117 @@
+#include "shim/internal/port_link.h"
+
+#include <stddef.h>
+
+#include <cstring>
+#include <string>
+
+#include "emulate/link_rate.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+// How far a paced sender may fall behind the virtual link and catch up.
+constexpr double kPaceBurstNs = 20'000;
+
+bool HasQueryPort(const verbs_context* v) {
+  return v != nullptr &&
+         v->sz >= sizeof(verbs_context) - offsetof(verbs_context, query_port) &&
+         v->query_port != nullptr;
+}
+
+int QueryPort(ContextState* c, uint8_t port, ibv_port_attr* attr) {
+  std::memset(attr, 0, sizeof(*attr));
+  if (HasQueryPort(c->vctx)) {
+    return c->vctx->query_port(c->ctx, port, attr, sizeof(*attr));
+  }
+  if (Real().query_port) return Real().query_port(c->ctx, port, attr);
+  return ENOSYS;
+}
+
+uint32_t MtuBytes(ibv_mtu mtu) {
+  switch (mtu) {
+    case IBV_MTU_256:
+      return 256;
+    case IBV_MTU_512:
+      return 512;
+    case IBV_MTU_1024:
+      return 1024;
+    case IBV_MTU_2048:
+      return 2048;
+    case IBV_MTU_4096:
+      return 4096;
+  }
+  return 1024;
+}
+
+double BytesPerTick(double bits_per_s) {
+  return bits_per_s / 8.0 / 1e9 / E().cal.ticks_per_ns;
+}
+
+// Target rate, padding ratio and pacer of a link whose real rate is known
+// (or 0 when unknown).
+void ApplyBandwidth(PortLink* link, const std::string& device) {
+  Engine& e = E();
+  const emulate::BandwidthTarget& bw = e.settings.engine.bandwidth;
+  link->target_bps = bw.TargetBitsPerS(link->real_bps);
+  if (bw.kind == emulate::BandwidthTarget::Kind::kFraction) {
+    link->pad_ratio = 1.0 / bw.fraction;
+  } else if (link->real_bps > 0) {
+    link->pad_ratio = link->real_bps / link->target_bps;
+  }
+  if (e.pace && link->target_bps > 0) {
+    link->pacer = std::make_unique<emulate::Pacer>(
+        BytesPerTick(link->target_bps),
+        link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0,
+        emulate::ReadTsc(), e.cal.NsToTicks(kPaceBurstNs));
+  }
+  const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
+  if (unknown && !e.warned_rate.exchange(true)) {
+    Warn("cannot tell the link rate of " + device + " port " +
+         std::to_string(link->port) +
+         "; bandwidth emulation is off there (set VERBSEMU_LINK_BANDWIDTH)");
+  }
+}
+
+// Builds the (context, port) link on first use. Caller holds c->mu.
+PortLink* GetLinkLocked(ContextState* c, uint8_t port) {
+  if (port == 0 || port >= kMaxPorts) port = 1;
+  if (c->links[port]) return c->links[port].get();
+  auto link = std::make_unique<PortLink>();
+  link->port = port;
+  ibv_port_attr attr;
+  if (QueryPort(c, port, &attr) == 0) {
+    link->real_bps =
+        emulate::PortDataBitsPerS(attr.active_speed, attr.active_width);
+    link->mtu_bytes = MtuBytes(attr.active_mtu);
+  }
+  const emulate::Config& config = E().settings.engine;
+  if (config.link_bits_per_s > 0) link->real_bps = config.link_bits_per_s;
+  if (config.bandwidth.enabled()) ApplyBandwidth(link.get(), c->device);
+  c->links[port] = std::move(link);
+  return c->links[port].get();
+}
+
+}  // namespace
+
+void AttachLink(QpState* q) {
+  Engine& e = E();
+  if (!e.emulating) return;
+  PortLink* link;
+  {
+    std::lock_guard<std::mutex> lock(q->ctx->mu);
+    link = GetLinkLocked(q->ctx, q->port);
+  }
+  {
+    std::lock_guard<std::mutex> lock(q->mu);
+    if (e.pad && link->pad_ratio > 1 && q->have_av) {
+      q->planner = emulate::PadPlanner(link->pad_ratio,
+                                       e.settings.engine.pad_threshold_bytes,
+                                       link->mtu_bytes);
+    }
+  }
+  q->link.store(link, std::memory_order_release);
+}
+
+}  // namespace verbsemu::shim::internal

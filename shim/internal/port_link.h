@@ -1,0 +1,36 @@
+// The emulated link of one (context, port): its real and target rates, the
+// pacer (pace mode) or the padding ratio and sender (pad mode). Built on
+// first use from ibv_query_port; QPs bind to it at RTR.
+#ifndef VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
+#define VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "emulate/pacer.h"
+#include "shim/internal/pad_sender.h"
+
+namespace verbsemu::shim::internal {
+
+struct ContextState;
+struct QpState;
+
+struct PortLink {
+  uint8_t port = 1;
+  double real_bps = 0;
+  double target_bps = 0;
+  double pad_ratio = 0;  // B_real / B_target; 0: no padding
+  uint32_t mtu_bytes = 1024;
+  std::unique_ptr<emulate::Pacer> pacer;
+  std::mutex pad_mu;
+  std::unique_ptr<PadSender> pad;  // created on first padding
+  bool pad_failed = false;
+};
+
+// Binds `q` to its port's link (at RTR, or when an unseen QP is adopted).
+void AttachLink(QpState* q);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_

@@ -1,0 +1,150 @@
+// The ibv_qp_ex wrappers: opcode and setter calls count the batch's WRs and
+// bytes; wr_complete runs the emulation step before the provider's. Slots
+// and wrappers come from the lists in qp_ex_slots.h.
+#include <errno.h>
+
+#include "shim/internal/data_path.h"
+#include "shim/internal/qp_ex_slots.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+QpState* FindQpx(ibv_qp_ex* qpx) {
+  ThreadCache* c = tl_cache;
+  if (c != nullptr && c->wr_qpx == qpx) return c->wr_q;
+  return E().qps.Find(&qpx->qp_base);
+}
+
+void BeginOp(QpState* q, bool pads) {
+  ++q->batch_wrs;
+  q->batch_op_pads = pads;
+}
+
+void AddBytes(QpState* q, uint64_t b) {
+  q->batch_bytes += b;
+  if (q->batch_op_pads) q->batch_pad_bytes += b;
+}
+
+void ResetBatch(QpState* q) {
+  q->batch_bytes = 0;
+  q->batch_pad_bytes = 0;
+  q->batch_wrs = 0;
+  q->batch_op_pads = true;
+}
+
+#define VERBSEMU_OP_WRAPPER(slot, carries_data, since, params, args) \
+  void slot##_wrapper params {                                       \
+    QpState* q = FindQpx(qpx);                                       \
+    if (q == nullptr) return;                                        \
+    BeginOp(q, carries_data);                                        \
+    q->provider.slot args;                                           \
+  }
+VERBSEMU_QP_EX_OPS(VERBSEMU_OP_WRAPPER)
+#undef VERBSEMU_OP_WRAPPER
+
+void WrSetSge(ibv_qp_ex* qpx, uint32_t lkey, uint64_t addr, uint32_t length) {
+  QpState* q = FindQpx(qpx);
+  if (q == nullptr) return;
+  AddBytes(q, length);
+  q->provider.wr_set_sge(qpx, lkey, addr, length);
+}
+
+void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
+  QpState* q = FindQpx(qpx);
+  if (q == nullptr) return;
+  uint64_t b = 0;
+  for (size_t i = 0; i < num_sge; ++i) b += sg_list[i].length;
+  AddBytes(q, b);
+  q->provider.wr_set_sge_list(qpx, num_sge, sg_list);
+}
+
+void WrSetInlineData(ibv_qp_ex* qpx, void* addr, size_t length) {
+  QpState* q = FindQpx(qpx);
+  if (q == nullptr) return;
+  AddBytes(q, length);
+  q->provider.wr_set_inline_data(qpx, addr, length);
+}
+
+void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
+                         const ibv_data_buf* buf_list) {
+  QpState* q = FindQpx(qpx);
+  if (q == nullptr) return;
+  uint64_t b = 0;
+  for (size_t i = 0; i < num_buf; ++i) b += buf_list[i].length;
+  AddBytes(q, b);
+  q->provider.wr_set_inline_data_list(qpx, num_buf, buf_list);
+}
+
+void WrStart(ibv_qp_ex* qpx) {
+  QpState* q = E().qps.Find(&qpx->qp_base);
+  if (q == nullptr) return;
+  q->provider.wr_start(qpx);  // takes the provider's SQ lock
+  ResetBatch(q);
+  ThreadCache* c = Cache();
+  c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
+  c->wr_q = q;
+}
+
+int WrComplete(ibv_qp_ex* qpx) {
+  Engine& e = E();
+  const bool emulating = e.emulating;
+  uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
+  QpState* q = FindQpx(qpx);
+  if (q == nullptr) return EINVAL;
+  ThreadCache* tc = Cache();
+  tc->wr_qpx = nullptr;
+  const bool sample = (++tc->sample_tick & kSampleMask) == 0;
+  if (sample && !emulating) t0 = emulate::ReadTsc();
+  const uint64_t bytes = q->batch_bytes, pad_bytes = q->batch_pad_bytes;
+  const uint32_t wrs = q->batch_wrs;
+  ResetBatch(q);
+  const uint64_t waited =
+      emulating ? EmulateBeforePost(q, t0, bytes, pad_bytes) : 0;
+  const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
+  const int rc = q->provider.wr_complete(qpx);
+  const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
+  if (rc == 0) {
+    Account(tc, &q->stats, wrs, bytes, waited);
+  } else {
+    Account(tc, &q->stats, 0, 0, waited);
+    q->stats.failed_posts.Add(1);
+  }
+  if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
+  return rc;
+}
+
+void WrAbort(ibv_qp_ex* qpx) {
+  QpState* q = FindQpx(qpx);
+  if (q == nullptr) return;
+  if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;
+  ResetBatch(q);
+  q->provider.wr_abort(qpx);
+}
+
+}  // namespace
+
+void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version) {
+#define VERBSEMU_WRAP(slot, wrapper, since)                   \
+  if (rdma_core_version >= (since) && qpx->slot != nullptr && \
+      qpx->slot != (wrapper)) {                               \
+    provider->slot = qpx->slot;                               \
+    qpx->slot = (wrapper);                                    \
+  }
+#define VERBSEMU_WRAP_OP(slot, carries_data, since, params, args) \
+  VERBSEMU_WRAP(slot, slot##_wrapper, since)
+  VERBSEMU_QP_EX_OPS(VERBSEMU_WRAP_OP)
+  VERBSEMU_QP_EX_CALLS(VERBSEMU_WRAP)
+#undef VERBSEMU_WRAP_OP
+#undef VERBSEMU_WRAP
+}
+
+void UnwrapQpEx(ibv_qp_ex* qpx, const QpExSlots& provider) {
+#define VERBSEMU_UNWRAP(slot, ...) \
+  if (provider.slot != nullptr) qpx->slot = provider.slot;
+  VERBSEMU_QP_EX_OPS(VERBSEMU_UNWRAP)
+  VERBSEMU_QP_EX_CALLS(VERBSEMU_UNWRAP)
+#undef VERBSEMU_UNWRAP
+}
+
+}  // namespace verbsemu::shim::internal

@@ -1,0 +1,78 @@
+// The ibv_qp_ex slots the shim wraps, listed once. Saving the provider's
+// functions, the wrappers, wrapping and unwrapping are all generated from
+// these two lists, so they cannot drift apart.
+#ifndef VERBSEMU_SHIM_INTERNAL_QP_EX_SLOTS_H_
+#define VERBSEMU_SHIM_INTERNAL_QP_EX_SLOTS_H_
+
+#include <infiniband/verbs.h>
+
+// Work-request opcodes: OP(slot, carries_data, rdma_core_since, params, args).
+// `carries_data`: its bytes cross the link from this side and so count for
+// padding. `rdma_core_since`: the first rdma-core release with the slot (a
+// slot newer than the running library must never be touched).
+#define VERBSEMU_QP_EX_OPS(OP)                                                \
+  OP(wr_atomic_cmp_swp, false, 0,                                             \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, uint64_t compare,        \
+      uint64_t swap),                                                         \
+     (qpx, rkey, addr, compare, swap))                                        \
+  OP(wr_atomic_fetch_add, false, 0,                                           \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, uint64_t add),           \
+     (qpx, rkey, addr, add))                                                  \
+  OP(wr_bind_mw, false, 0,                                                    \
+     (ibv_qp_ex * qpx, ibv_mw * mw, uint32_t rkey,                            \
+      const ibv_mw_bind_info* info),                                          \
+     (qpx, mw, rkey, info))                                                   \
+  OP(wr_local_inv, false, 0, (ibv_qp_ex * qpx, uint32_t rkey), (qpx, rkey))   \
+  OP(wr_rdma_read, false, 0, (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr), \
+     (qpx, rkey, addr))                                                       \
+  OP(wr_rdma_write, true, 0, (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr), \
+     (qpx, rkey, addr))                                                       \
+  OP(wr_rdma_write_imm, true, 0,                                              \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, __be32 imm),             \
+     (qpx, rkey, addr, imm))                                                  \
+  OP(wr_send, true, 0, (ibv_qp_ex * qpx), (qpx))                              \
+  OP(wr_send_imm, true, 0, (ibv_qp_ex * qpx, __be32 imm), (qpx, imm))         \
+  OP(wr_send_inv, true, 0, (ibv_qp_ex * qpx, uint32_t rkey), (qpx, rkey))     \
+  OP(wr_send_tso, true, 0,                                                    \
+     (ibv_qp_ex * qpx, void* hdr, uint16_t hdr_sz, uint16_t mss),             \
+     (qpx, hdr, hdr_sz, mss))                                                 \
+  OP(wr_atomic_write, true, 44,                                               \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, const void* data),       \
+     (qpx, rkey, addr, data))
+
+// Batch control and data setters, each with a hand-written wrapper:
+// CALL(slot, wrapper, rdma_core_since).
+#define VERBSEMU_QP_EX_CALLS(CALL)                      \
+  CALL(wr_set_inline_data, WrSetInlineData, 0)          \
+  CALL(wr_set_inline_data_list, WrSetInlineDataList, 0) \
+  CALL(wr_set_sge, WrSetSge, 0)                         \
+  CALL(wr_set_sge_list, WrSetSgeList, 0)                \
+  CALL(wr_start, WrStart, 0)                            \
+  CALL(wr_complete, WrComplete, 0)                      \
+  CALL(wr_abort, WrAbort, 0)
+
+namespace verbsemu::shim::internal {
+
+// The provider's functions behind the wrapped slots.
+struct QpExSlots {
+#define VERBSEMU_OP_FIELD(slot, carries_data, since, params, args) \
+  decltype(ibv_qp_ex::slot) slot = nullptr;  // NOLINT
+#define VERBSEMU_CALL_FIELD(slot, wrapper, since) \
+  decltype(ibv_qp_ex::slot) slot = nullptr;  // NOLINT
+  VERBSEMU_QP_EX_OPS(VERBSEMU_OP_FIELD)
+  VERBSEMU_QP_EX_CALLS(VERBSEMU_CALL_FIELD)
+#undef VERBSEMU_OP_FIELD
+#undef VERBSEMU_CALL_FIELD
+};
+
+// For every non-NULL slot that rdma-core `version` has and that does not
+// hold the shim's wrapper: saves the provider's function into `provider`
+// and installs the wrapper. Idempotent, so running it again after a
+// provider rewrote some slots wraps exactly those again.
+void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version);
+// Puts the provider's functions back.
+void UnwrapQpEx(ibv_qp_ex* qpx, const QpExSlots& provider);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_QP_EX_SLOTS_H_

@@ -1,0 +1,233 @@
+#include "shim/internal/registry.h"
+
+#include <errno.h>
+#include <stddef.h>
+
+#include <algorithm>
+
+#include "shim/internal/data_path.h"
+#include "shim/internal/port_link.h"
+#include "shim/internal/report.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+bool HasVctxField(const verbs_context* v, size_t offset) {
+  return v != nullptr && v->sz >= sizeof(verbs_context) - offset;
+}
+
+ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
+  ContextState* c = E().contexts.Find(context);
+  if (c == nullptr || c->create_qp_ex == nullptr) {
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  ibv_qp* qp = c->create_qp_ex(context, attr);
+  if (qp != nullptr) {
+    const bool send_ops =
+        (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
+    RegisterQp(c, qp, send_ops);
+  }
+  return qp;
+}
+
+ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
+  ContextState* c = E().contexts.Find(context);
+  if (c == nullptr || c->create_cq_ex == nullptr) {
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  ibv_cq_ex* cq = c->create_cq_ex(context, attr);
+  if (cq != nullptr) c->cqs.Add(1);
+  return cq;
+}
+
+// Saves the provider's ops of `c->ctx` into `c`.
+void SaveOps(ContextState* c) {
+  const ibv_context_ops& ops = c->ctx->ops;
+  c->post_send = ops.post_send;
+  c->post_recv = ops.post_recv;
+  c->post_srq_recv = ops.post_srq_recv;
+  c->poll_cq = ops.poll_cq;
+  c->req_notify_cq = ops.req_notify_cq;
+  if (HasVctxField(c->vctx, offsetof(verbs_context, create_qp_ex))) {
+    c->create_qp_ex = c->vctx->create_qp_ex;
+  }
+  if (HasVctxField(c->vctx, offsetof(verbs_context, create_cq_ex))) {
+    c->create_cq_ex = c->vctx->create_cq_ex;
+  }
+}
+
+// Installs the wrappers over every op the provider has.
+void PatchOps(ContextState* c) {
+  ibv_context_ops& ops = c->ctx->ops;
+  if (c->post_send) ops.post_send = PostSend;
+  if (c->post_recv) ops.post_recv = PostRecv;
+  if (c->post_srq_recv) ops.post_srq_recv = PostSrqRecv;
+  if (c->poll_cq) ops.poll_cq = PollCq;
+  if (c->req_notify_cq) ops.req_notify_cq = ReqNotifyCq;
+  if (c->create_qp_ex) c->vctx->create_qp_ex = CreateQpExHook;
+  if (c->create_cq_ex) c->vctx->create_cq_ex = CreateCqExHook;
+}
+
+// Caller holds e.mu.
+void RetireQpLocked(QpState* q, bool verbs_calls) {
+  Engine& e = E();
+  e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
+  {
+    std::lock_guard<std::mutex> lock(q->mu);
+    if (!verbs_calls) (void)q->pad_ah.release();
+    q->pad_ah.reset();
+  }
+  e.qps.Erase(q->qp);
+  // Thread caches may still name this QP until their owners switch QPs, so
+  // its memory stays (small, bounded by the QPs ever created).
+  auto it = e.qp_owner.find(q->qp);
+  e.graveyard.push_back(std::move(it->second));
+  e.qp_owner.erase(it);
+}
+
+}  // namespace
+
+void EnsureCalibratedLocked() {
+  Engine& e = E();
+  if (e.calibrated) return;
+  e.cal = emulate::ProcessTscCalibration();
+  e.delay = emulate::DelayModel(e.cal.NsToTicks(e.settings.engine.latency_ns),
+                                e.cal.spin_fixed_cost_ticks);
+  e.wait.sleep_above_ticks = e.cal.NsToTicks(WaitPolicy::kSleepAboveNs);
+  e.wait.spin_tail_ticks = e.cal.NsToTicks(WaitPolicy::kSpinTailNs);
+  e.calibrated = true;
+}
+
+ContextState* RegisterContext(ibv_context* ctx) {
+  Engine& e = E();
+  if (ctx == nullptr || !e.patching) return nullptr;
+  std::lock_guard<std::mutex> lock(e.mu);
+  if (ContextState* existing = e.contexts.Find(ctx)) return existing;
+  EnsureCalibratedLocked();
+  const char* name = ctx->device != nullptr ? ctx->device->name : "";
+  if (!e.settings.EmulatesDevice(name)) return nullptr;
+  auto c = std::make_unique<ContextState>();
+  c->ctx = ctx;
+  c->vctx = verbs_get_ctx(ctx);
+  c->device = name;
+  if (std::find(e.devices_seen.begin(), e.devices_seen.end(), c->device) ==
+      e.devices_seen.end()) {
+    e.devices_seen.push_back(c->device);
+  }
+  ArmReportSignalLocked();
+  SaveOps(c.get());
+  ContextState* raw = c.get();
+  if (!e.contexts.Insert(ctx, raw)) return nullptr;
+  e.ctx_owner.emplace(ctx, std::move(c));
+  // Published in the map first, then patched: the wrappers find their state.
+  PatchOps(raw);
+  return raw;
+}
+
+QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  if (QpState* existing = e.qps.Find(qp)) return existing;
+  auto q = std::make_unique<QpState>();
+  q->qp = qp;
+  q->ctx = c;
+  q->qpn = qp->qp_num;
+  q->type = qp->qp_type;
+  if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
+    q->qpx = Real().qp_to_qp_ex(qp);
+    if (q->qpx) WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version);
+  }
+  QpState* raw = q.get();
+  if (!e.qps.Insert(qp, raw)) {
+    // Table full: the QP runs unemulated.
+    if (raw->qpx != nullptr) UnwrapQpEx(raw->qpx, raw->provider);
+    return nullptr;
+  }
+  e.qp_owner.emplace(qp, std::move(q));
+  return raw;
+}
+
+QpState* AdoptQp(ibv_qp* qp) {
+  ContextState* c = E().contexts.Find(qp->context);
+  if (c == nullptr) return nullptr;
+  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/false);
+  if (q == nullptr || Real().query_qp == nullptr) return q;
+  ibv_qp_attr attr{};
+  ibv_qp_init_attr init{};
+  if (Real().query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT,
+                      &init) == 0 &&
+      attr.qp_state >= IBV_QPS_RTR) {
+    std::lock_guard<std::mutex> lock(q->mu);
+    if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_UC) {
+      q->av = attr.ah_attr;
+      q->have_av = true;
+      if (attr.ah_attr.port_num != 0) q->port = attr.ah_attr.port_num;
+    }
+  }
+  AttachLink(q);
+  return q;
+}
+
+void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
+  bool rtr = false;
+  {
+    std::lock_guard<std::mutex> lock(q->mu);
+    if ((attr_mask & IBV_QP_PORT) != 0 && attr.port_num != 0) {
+      q->port = attr.port_num;
+    }
+    if ((attr_mask & IBV_QP_AV) != 0) {
+      q->av = attr.ah_attr;
+      q->have_av = q->type == IBV_QPT_RC || q->type == IBV_QPT_UC;
+      if (attr.ah_attr.port_num != 0) q->port = attr.ah_attr.port_num;
+    }
+    rtr = (attr_mask & IBV_QP_STATE) != 0 && attr.qp_state == IBV_QPS_RTR;
+  }
+  if (rtr) AttachLink(q);
+}
+
+void RetireQp(ibv_qp* qp) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  if (QpState* q = e.qps.Find(qp)) RetireQpLocked(q, /*verbs_calls=*/true);
+}
+
+void TeardownContext(ibv_context* ctx, bool verbs_calls) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  ContextState* c = e.contexts.Find(ctx);
+  if (c == nullptr) return;
+  std::vector<QpState*> mine;
+  for (auto& [key, q] : e.qp_owner) {
+    if (q->ctx == c) mine.push_back(q.get());
+  }
+  for (QpState* q : mine) RetireQpLocked(q, verbs_calls);
+  for (auto& link : c->links) {
+    if (link && link->pad && !verbs_calls) link->pad->Abandon();
+    link.reset();
+  }
+  e.contexts.Erase(ctx);
+  e.ctx_owner.erase(ctx);
+}
+
+void ForgetAllLocked() {
+  Engine& e = E();
+  for (auto& [key, q] : e.qp_owner) (void)q->pad_ah.release();
+  for (auto& [key, c] : e.ctx_owner) {
+    for (auto& link : c->links) {
+      if (link && link->pad) link->pad->Abandon();
+    }
+  }
+  ClearThreadCaches(/*forget_qps=*/true);
+  e.qps.Clear();
+  e.contexts.Clear();
+  e.qp_owner.clear();
+  e.graveyard.clear();
+  e.ctx_owner.clear();
+  e.retired.clear();
+  e.devices_seen.clear();
+}
+
+}  // namespace verbsemu::shim::internal

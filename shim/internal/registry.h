@@ -1,0 +1,35 @@
+// Which contexts and QPs the shim emulates: registration (patching the
+// ops table and ibv_qp_ex slots before the object reaches the application),
+// adoption of QPs first seen at their first post, and retirement.
+#ifndef VERBSEMU_SHIM_INTERNAL_REGISTRY_H_
+#define VERBSEMU_SHIM_INTERNAL_REGISTRY_H_
+
+#include <infiniband/verbs.h>
+
+namespace verbsemu::shim::internal {
+
+struct ContextState;
+struct QpState;
+
+// Registers and patches `ctx` when its device is emulated; nullptr
+// otherwise. Calibrates the TSC on the first device.
+ContextState* RegisterContext(ibv_context* ctx);
+// `with_send_ops`: the QP has ibv_qp_ex send ops whose slots get wrapped.
+QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops);
+// A QP the shim did not see being created (e.g. through a privately loaded
+// libibverbs): learnt on first post.
+QpState* AdoptQp(ibv_qp* qp);
+// After a successful ibv_modify_qp: port, address vector, link at RTR.
+void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask);
+void RetireQp(ibv_qp* qp);
+// `verbs_calls` false: libibverbs itself is tearing the device down, so the
+// shim's objects are forgotten, not destroyed.
+void TeardownContext(ibv_context* ctx, bool verbs_calls);
+// Caller holds E().mu.
+void EnsureCalibratedLocked();
+// Forgets every context and QP without verbs calls (tests, fork).
+void ForgetAllLocked();
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_REGISTRY_H_

@@ -1,0 +1,163 @@
+#include "shim/internal/report.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "emulate/units.h"
+#include "shim/internal/registry.h"
+#include "shim/internal/report_signal.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+using ull = unsigned long long;
+
+const char* QpTypeName(ibv_qp_type type) {
+  switch (type) {
+    case IBV_QPT_RC:
+      return "RC";
+    case IBV_QPT_UD:
+      return "UD";
+    case IBV_QPT_UC:
+      return "UC";
+    default:
+      return "other";
+  }
+}
+
+double PerSample(const emulate::TscCalibration& cal, uint64_t ticks,
+                 uint64_t samples) {
+  return samples ? cal.TicksToNs(ticks) / static_cast<double>(samples) : 0.0;
+}
+
+std::string Header(const Engine& e) {
+  const emulate::Config& c = e.settings.engine;
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "verbsemu report (pid %d): latency +%s, bandwidth %s%s, "
+      "TSC %.3f GHz, spin fixed cost %.0f ns%s\n",
+      static_cast<int>(getpid()), units::FormatNs(c.latency_ns).c_str(),
+      emulate::FormatBandwidth(c.bandwidth).c_str(),
+      c.bandwidth.enabled() ? (e.pace ? " (pace)" : " (pad)") : "",
+      e.cal.ticks_per_ns, e.cal.TicksToNs(e.cal.spin_fixed_cost_ticks),
+      e.patching ? "" : " [configuration error: not emulating]");
+  return line;
+}
+
+std::string DeviceLine(const std::string& dev, int qps, const QpCounters& s,
+                       const emulate::TscCalibration& cal) {
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "device %s: qps %d, wrs %llu, bytes %llu, posts %llu, "
+      "delay injected %.3f ms, padding %llu B in %llu datagrams\n",
+      dev.c_str(), qps, static_cast<ull>(s.wrs), static_cast<ull>(s.bytes),
+      static_cast<ull>(s.posts), cal.TicksToNs(s.delay_ticks) / 1e6,
+      static_cast<ull>(s.pad_bytes), static_cast<ull>(s.pad_datagrams));
+  return line;
+}
+
+std::string QpLine(const QpRecord& r, const emulate::TscCalibration& cal) {
+  const QpCounters& c = r.c;
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "  qp 0x%06x %s: wrs %llu, bytes %llu, posts %llu (failed "
+      "%llu), delay %.3f ms, padding %llu B / %llu datagrams, shim "
+      "%.0f ns/post\n",
+      r.qpn, QpTypeName(r.type), static_cast<ull>(c.wrs),
+      static_cast<ull>(c.bytes), static_cast<ull>(c.posts),
+      static_cast<ull>(c.failed_posts), cal.TicksToNs(c.delay_ticks) / 1e6,
+      static_cast<ull>(c.pad_bytes), static_cast<ull>(c.pad_datagrams),
+      PerSample(cal, c.ovh_ticks, c.ovh_samples));
+  return line;
+}
+
+std::string OverheadLine(const Engine& e, const QpCounters& all) {
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "shim overhead (sampled 1/64 calls): post %.1f ns/call (%llu samples), "
+      "poll_cq %.1f ns/call (%llu samples, ~%llu polls)\n",
+      PerSample(e.cal, all.ovh_ticks, all.ovh_samples),
+      static_cast<ull>(all.ovh_samples),
+      PerSample(e.cal, e.poll_ovh_ticks.Get(), e.poll_ovh_samples.Get()),
+      static_cast<ull>(e.poll_ovh_samples.Get()),
+      static_cast<ull>(e.poll_calls_sampled.Get()));
+  return line;
+}
+
+}  // namespace
+
+std::string ReportText() {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  EnsureCalibratedLocked();
+  std::vector<QpRecord> all = e.retired;
+  for (auto& [key, q] : e.qp_owner) {
+    all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
+  }
+  std::string out = Header(e);
+  QpCounters total;
+  for (const std::string& dev : e.devices_seen) {
+    QpCounters sum;
+    int n = 0;
+    std::string qp_lines;
+    for (const QpRecord& r : all) {
+      if (r.device != dev) continue;
+      ++n;
+      sum += r.c;
+      qp_lines += QpLine(r, e.cal);
+    }
+    total += sum;
+    out += DeviceLine(dev, n, sum, e.cal) + qp_lines;
+  }
+  return out + OverheadLine(e, total);
+}
+
+void WriteReport() {
+  Engine& e = E();
+  const std::string dest = e.settings.report;
+  if (dest.empty()) return;
+  {
+    // Processes that never opened a device (shells, launchers) stay quiet.
+    std::lock_guard<std::mutex> lock(e.mu);
+    if (e.devices_seen.empty()) return;
+  }
+  const std::string text = ReportText();
+  if (dest == "stderr") {
+    ssize_t ignored = write(2, text.data(), text.size());
+    (void)ignored;
+    return;
+  }
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(dest.c_str(), "a"),
+                                          &std::fclose);
+  if (!f) {
+    Warn("cannot write the report to " + dest);
+    return;
+  }
+  std::fwrite(text.data(), 1, text.size(), f.get());
+}
+
+void ArmReportSignalLocked() {
+  Engine& e = E();
+  const int sig = e.settings.report_signal;
+  if (sig == 0 || e.settings.report.empty()) return;
+  const ReportSignalState state = ArmReportSignal(sig, &WriteReport);
+  if (state == ReportSignalState::kArmed || e.report_signal_warned) return;
+  e.report_signal_warned = true;
+  const char* name = sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2";
+  Warn(std::string("VERBSEMU_REPORT_SIGNAL: ") +
+       (state == ReportSignalState::kAppHandlesIt
+            ? std::string("the application handles ") + name + " itself"
+            : std::string("cannot arm ") + name) +
+       "; the report is written at exit only");
+}
+
+}  // namespace verbsemu::shim::internal

@@ -1,0 +1,20 @@
+// The shim's report: per device and per QP what was posted, delayed and
+// padded, and the shim's own sampled cost; written at exit and, with
+// VERBSEMU_REPORT_SIGNAL, on request.
+#ifndef VERBSEMU_SHIM_INTERNAL_REPORT_H_
+#define VERBSEMU_SHIM_INTERNAL_REPORT_H_
+
+#include <string>
+
+namespace verbsemu::shim::internal {
+
+std::string ReportText();
+void WriteReport();  // to VERBSEMU_REPORT's destination, if any
+// Arms the report signal with the first emulated device (again in a forked
+// child); an application that handles the signal itself keeps it. Caller
+// holds E().mu.
+void ArmReportSignalLocked();
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_REPORT_H_

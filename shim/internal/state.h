@@ -1,0 +1,118 @@
+// The shim's state: one ContextState per emulated device context, one
+// QpState per QP, and the process-wide Engine that owns them. Lookups on the
+// data path are lock-free (PtrMap); writers hold Engine::mu.
+#ifndef VERBSEMU_SHIM_INTERNAL_STATE_H_
+#define VERBSEMU_SHIM_INTERNAL_STATE_H_
+
+#include <infiniband/verbs.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "emulate/pad_planner.h"
+#include "emulate/spin.h"
+#include "emulate/tsc.h"
+#include "shim/internal/counters.h"
+#include "shim/internal/no_destructor.h"
+#include "shim/internal/port_link.h"
+#include "shim/internal/ptr_map.h"
+#include "shim/internal/qp_ex_slots.h"
+#include "shim/internal/verbs_ptr.h"
+#include "shim/internal/wait_policy.h"
+#include "shim/knobs.h"
+
+namespace verbsemu::shim::internal {
+
+constexpr int kMaxPorts = 8;
+constexpr uint64_t kSampleMask = 63;  // measure overhead on 1 call in 64
+
+struct ContextState {
+  ibv_context* ctx = nullptr;
+  verbs_context* vctx = nullptr;
+  std::string device;
+  decltype(ibv_context_ops::post_send) post_send = nullptr;
+  decltype(ibv_context_ops::post_recv) post_recv = nullptr;
+  decltype(ibv_context_ops::post_srq_recv) post_srq_recv = nullptr;
+  decltype(ibv_context_ops::poll_cq) poll_cq = nullptr;
+  decltype(ibv_context_ops::req_notify_cq) req_notify_cq = nullptr;
+  decltype(verbs_context::create_qp_ex) create_qp_ex = nullptr;
+  decltype(verbs_context::create_cq_ex) create_cq_ex = nullptr;
+  std::mutex mu;  // links
+  std::array<std::unique_ptr<PortLink>, kMaxPorts> links;
+  Counter cqs;
+};
+
+struct QpState {
+  ibv_qp* qp = nullptr;
+  ContextState* ctx = nullptr;
+  uint32_t qpn = 0;
+  ibv_qp_type type = IBV_QPT_RC;
+  ibv_qp_ex* qpx = nullptr;
+  QpExSlots provider;  // the provider's ibv_qp_ex functions
+  // ibv_wr_* batch; serialized by the provider's send-queue lock, which it
+  // holds from wr_start to wr_complete/wr_abort.
+  uint64_t batch_bytes = 0;
+  uint64_t batch_pad_bytes = 0;
+  uint32_t batch_wrs = 0;
+  bool batch_op_pads = true;
+  // Connection attributes, learnt at RTR.
+  std::mutex mu;
+  uint8_t port = 1;
+  bool have_av = false;
+  ibv_ah_attr av{};
+  std::atomic<PortLink*> link{nullptr};
+  emulate::PadPlanner planner;  // under mu
+  AhPtr pad_ah;                 // under mu; in the pad sender's PD
+  QpStats stats;
+};
+
+// A destroyed QP, as the report shows it.
+struct QpRecord {
+  std::string device;
+  uint32_t qpn = 0;
+  ibv_qp_type type = IBV_QPT_RC;
+  QpCounters c;
+};
+
+struct Engine {
+  std::mutex mu;  // writers of the maps below
+  PtrMap<ContextState> contexts{8};
+  PtrMap<QpState> qps{15};
+  std::unordered_map<const void*, std::unique_ptr<ContextState>> ctx_owner;
+  std::unordered_map<const void*, std::unique_ptr<QpState>> qp_owner;
+  std::vector<QpRecord> retired;
+  std::vector<std::unique_ptr<QpState>> graveyard;
+  std::vector<std::string> devices_seen;
+  bool report_signal_warned = false;
+  // Configuration: written before the first context, then read-only.
+  Settings settings;
+  std::string config_error;
+  bool patching = true;    // false: invalid configuration, pure pass-through
+  bool emulating = false;  // latency or bandwidth emulation active
+  bool pace = false, pad = false;
+  emulate::TscCalibration cal;
+  bool calibrated = false;
+  emulate::DelayModel delay;
+  uint64_t tsc_read_cost = 0;
+  WaitPolicy wait;
+  Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
+  std::atomic<bool> warned_rate{false}, warned_pad{false};
+};
+
+__attribute__((always_inline)) inline Engine& E() {
+  static NoDestructor<Engine> engine;
+  return *engine.get();
+}
+
+// One line on stderr, prefixed "verbsemu: ".
+void Warn(const std::string& line);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_STATE_H_

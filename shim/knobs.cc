@@ -1,0 +1,208 @@
+#include "shim/knobs.h"
+
+#include <array>
+#include <csignal>
+
+#include "emulate/units.h"
+
+namespace verbsemu::shim {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+bool ApplyLatency(std::string_view t, Settings* s, std::string* why) {
+  const auto ns = units::ParseDurationNs(t, why);
+  if (!ns) return false;
+  if (*ns > 1e9) {
+    *why = "more than one second";
+    return false;
+  }
+  s->engine.latency_ns = *ns;
+  return true;
+}
+
+bool ApplyBandwidth(std::string_view t, Settings* s, std::string* why) {
+  const auto bw = emulate::ParseBandwidth(t, why);
+  if (bw) s->engine.bandwidth = *bw;
+  return bw.has_value();
+}
+
+bool ApplyBwMode(std::string_view t, Settings* s, std::string*) {
+  const auto mode = emulate::ParseBwMode(t);
+  if (mode) s->engine.bw_mode = *mode;
+  return mode.has_value();
+}
+
+bool ApplyPadThreshold(std::string_view t, Settings* s, std::string* why) {
+  const auto bytes = units::ParseBytes(t, why);
+  if (bytes && *bytes == 0) *why = "must be more than 0 bytes";
+  if (!bytes || *bytes == 0) return false;
+  s->engine.pad_threshold_bytes = *bytes;
+  return true;
+}
+
+bool ApplyLinkBandwidth(std::string_view t, Settings* s, std::string* why) {
+  const auto bps = units::ParseBitsPerS(t, why);
+  if (bps) s->engine.link_bits_per_s = *bps;
+  return bps.has_value();
+}
+
+bool ApplyDevices(std::string_view t, Settings* s, std::string* why) {
+  std::vector<std::string> devices;
+  for (size_t start = 0; start <= t.size();) {
+    size_t comma = t.find(',', start);
+    if (comma == std::string_view::npos) comma = t.size();
+    const std::string_view name = Trim(t.substr(start, comma - start));
+    if (name.empty()) {
+      *why = "an empty device name";
+      return false;
+    }
+    devices.emplace_back(name);
+    start = comma + 1;
+  }
+  s->devices = std::move(devices);
+  return true;
+}
+
+bool ApplyReport(std::string_view t, Settings* s, std::string*) {
+  if (t.empty()) return false;
+  s->report = std::string(t);
+  return true;
+}
+
+// USR1 and USR2 only: the signals left to applications by convention, so
+// asking for a report never takes over another signal.
+bool ApplyReportSignal(std::string_view t, Settings* s, std::string*) {
+  if (t == "USR1" || t == "SIGUSR1") {
+    s->report_signal = SIGUSR1;
+  } else if (t == "USR2" || t == "SIGUSR2") {
+    s->report_signal = SIGUSR2;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+constexpr std::array<Knob, 8> kKnobs = {{
+    {"VERBSEMU_LATENCY", "--latency", "D",
+     "a duration up to 1s such as 2us, 1500ns, 0.5ms, 0", "0",
+     "one-way latency added to every send-side post (calibrated spin)",
+     ApplyLatency},
+    {"VERBSEMU_BANDWIDTH", "--bandwidth", "B",
+     "a rate such as 25Gbit/s, 800Mbit/s, 3GiB/s, or a share of the link "
+     "such as 40%",
+     "native", "bandwidth the link is narrowed to", ApplyBandwidth},
+    {"VERBSEMU_BW_MODE", "--bw-mode", "pad|pace", "pad or pace", "pad",
+     "how bandwidth is taken away: padding traffic, or pacing posts",
+     ApplyBwMode},
+    {"VERBSEMU_PAD_THRESHOLD", "--pad-threshold", "S",
+     "a size such as 65536, 64KiB, 1MiB", "64KiB",
+     "padding owed is sent once it reaches this many bytes", ApplyPadThreshold},
+    {"VERBSEMU_DEVICES", "--devices", "LIST",
+     "a comma-separated list of device names such as rxe0,mlx5_1",
+     "every device", "devices to emulate; others pass through untouched",
+     ApplyDevices},
+    {"VERBSEMU_REPORT", "--report", "stderr|PATH",
+     "stderr or a file path (appended)", "no report",
+     "where the per-QP report goes at exit", ApplyReport},
+    {"VERBSEMU_REPORT_SIGNAL", "--report-signal", "USR1|USR2",
+     "USR1 or USR2 (also SIGUSR1, SIGUSR2)", "at exit only",
+     "signal on which the report is also written", ApplyReportSignal},
+    {"VERBSEMU_LINK_BANDWIDTH", "--link-bandwidth", "R",
+     "a rate such as 100Gbit/s, 5GiB/s", "port speed x width",
+     "the real link's rate, when the port cannot tell it", ApplyLinkBandwidth},
+}};
+
+}  // namespace
+
+bool Settings::EmulatesDevice(std::string_view name) const {
+  if (devices.empty()) return true;
+  for (const std::string& d : devices) {
+    if (d == name) return true;
+  }
+  return false;
+}
+
+std::span<const Knob> Knobs() { return kKnobs; }
+
+const Knob* FindKnobByEnv(std::string_view env) {
+  for (const Knob& k : kKnobs) {
+    if (k.env == env) return &k;
+  }
+  return nullptr;
+}
+
+const Knob* FindKnobByFlag(std::string_view flag) {
+  for (const Knob& k : kKnobs) {
+    if (k.flag == flag) return &k;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string Refusal(const Knob& k, std::string_view value,
+                    const std::string& why) {
+  std::string line =
+      std::string(k.env) + "='" + std::string(value) + "' is not accepted";
+  if (!why.empty()) line += " (" + why + ")";
+  return line + "; expected " + std::string(k.accepts);
+}
+
+}  // namespace
+
+std::string ValidateKnob(const Knob& knob, std::string_view value) {
+  Settings scratch;
+  std::string why;
+  if (knob.apply(Trim(value), &scratch, &why)) return "";
+  return Refusal(knob, value, why);
+}
+
+SettingsResult SettingsFromEnv(
+    const std::function<const char*(const char*)>& getenv) {
+  SettingsResult result;
+  for (const Knob& k : kKnobs) {
+    const char* raw = getenv(std::string(k.env).c_str());
+    if (raw == nullptr) continue;
+    std::string why;
+    if (!k.apply(Trim(raw), &result.settings, &why)) {
+      result.error = Refusal(k, raw, why);
+      return result;
+    }
+  }
+  return result;
+}
+
+std::string KnobsMarkdownTable() {
+  std::string out =
+      "| variable | launcher flag | accepts | default | effect |\n"
+      "|---|---|---|---|---|\n";
+  for (const Knob& k : kKnobs) {
+    out += "| `" + std::string(k.env) + "` | `" + std::string(k.flag) + "` | " +
+           std::string(k.accepts) + " | " + std::string(k.fallback) + " | " +
+           std::string(k.effect) + " |\n";
+  }
+  return out;
+}
+
+std::string KnobsUsage() {
+  std::string out;
+  for (const Knob& k : kKnobs) {
+    std::string left =
+        "  " + std::string(k.flag) + " " + std::string(k.metavar);
+    if (left.size() < 30) left.resize(30, ' ');
+    out += left + std::string(k.effect) + " (" + std::string(k.env) +
+           "; default " + std::string(k.fallback) + ")\n";
+  }
+  return out;
+}
+
+}  // namespace verbsemu::shim

@@ -1,0 +1,68 @@
+// Every VERBSEMU_* setting, described once: its variable, launcher flag,
+// accepted text, default and what it does. The shim's environment parsing,
+// the launcher's flags, validation messages, `verbsemu --help` and the
+// settings table in docs/shim.md (checked by knobs_doc_test) all come from
+// the table in knobs.cc. A new setting is one row there plus the code that
+// uses its value.
+#ifndef VERBSEMU_SHIM_KNOBS_H_
+#define VERBSEMU_SHIM_KNOBS_H_
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emulate/config.h"
+
+namespace verbsemu::shim {
+
+// What the shim runs with: the engine's settings plus those only the shim
+// uses (which devices, where and when to report).
+struct Settings {
+  emulate::Config engine;
+  std::vector<std::string> devices;  // empty: every device
+  std::string report;                // "", "stderr", or a file path
+  int report_signal = 0;             // SIGUSR1/SIGUSR2: report on request
+
+  bool EmulatesDevice(std::string_view name) const;
+};
+
+struct Knob {
+  std::string_view env;       // VERBSEMU_LATENCY
+  std::string_view flag;      // --latency
+  std::string_view metavar;   // D, in usage lines
+  std::string_view accepts;   // what the value may be, with examples
+  std::string_view fallback;  // what holds when the variable is unset
+  std::string_view effect;    // what it does, one sentence
+  // Parses `text` into `settings`; on refusal returns false and may say why
+  // in `*why` (never null).
+  bool (*apply)(std::string_view text, Settings* settings, std::string* why);
+};
+
+std::span<const Knob> Knobs();
+const Knob* FindKnobByEnv(std::string_view env);
+const Knob* FindKnobByFlag(std::string_view flag);
+
+// "" when `value` is accepted, else one line naming the variable, the value,
+// why it was refused and what is accepted.
+std::string ValidateKnob(const Knob& knob, std::string_view value);
+
+struct SettingsResult {
+  Settings settings;
+  std::string error;  // one line; empty when ok
+  bool ok() const { return error.empty(); }
+};
+
+// Reads every knob through `getenv` (the shim passes secure_getenv). The
+// first bad value stops parsing.
+SettingsResult SettingsFromEnv(
+    const std::function<const char*(const char*)>& getenv);
+
+// The settings table of docs/shim.md, and the flag lines of `--help`.
+std::string KnobsMarkdownTable();
+std::string KnobsUsage();
+
+}  // namespace verbsemu::shim
+
+#endif  // VERBSEMU_SHIM_KNOBS_H_

@@ -1,0 +1,153 @@
+#include "shim/knobs.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <initializer_list>
+#include <map>
+#include <sstream>
+#include <string>
+
+namespace verbsemu::shim {
+namespace {
+
+class FakeEnv {
+ public:
+  FakeEnv(std::initializer_list<std::pair<const std::string, std::string>> vars)
+      : vars_(vars) {}
+  const char* operator()(const char* name) const {
+    auto it = vars_.find(name);
+    return it == vars_.end() ? nullptr : it->second.c_str();
+  }
+
+ private:
+  std::map<std::string, std::string> vars_;
+};
+
+TEST(SettingsFromEnvTest, EmptyEnvironmentMeansNoEmulation) {
+  auto r = SettingsFromEnv(FakeEnv({}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r.settings.engine.emulating());
+  EXPECT_EQ(r.settings.engine.pad_threshold_bytes, 65536u);
+  EXPECT_TRUE(r.settings.EmulatesDevice("rxe0"));
+}
+
+TEST(SettingsFromEnvTest, ReadsEverything) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "2us"},
+                                    {"VERBSEMU_BANDWIDTH", "40%"},
+                                    {"VERBSEMU_BW_MODE", "pace"},
+                                    {"VERBSEMU_PAD_THRESHOLD", "128KiB"},
+                                    {"VERBSEMU_DEVICES", "rxe0, mlx5_1"},
+                                    {"VERBSEMU_REPORT", "stderr"},
+                                    {"VERBSEMU_REPORT_SIGNAL", "USR2"},
+                                    {"VERBSEMU_LINK_BANDWIDTH", "10Gbit/s"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  const emulate::Config& c = r.settings.engine;
+  EXPECT_TRUE(c.emulating());
+  EXPECT_DOUBLE_EQ(c.latency_ns, 2000);
+  EXPECT_DOUBLE_EQ(c.bandwidth.fraction, 0.4);
+  EXPECT_EQ(c.bw_mode, emulate::BwMode::kPace);
+  EXPECT_EQ(c.pad_threshold_bytes, 131072u);
+  EXPECT_TRUE(r.settings.EmulatesDevice("rxe0"));
+  EXPECT_TRUE(r.settings.EmulatesDevice("mlx5_1"));
+  EXPECT_FALSE(r.settings.EmulatesDevice("rxe1"));
+  EXPECT_EQ(r.settings.report, "stderr");
+  EXPECT_EQ(r.settings.report_signal, SIGUSR2);
+  EXPECT_DOUBLE_EQ(c.link_bits_per_s, 10e9);
+}
+
+TEST(SettingsFromEnvTest, ReportSignalOnlyTheUserSignals) {
+  const Knob& k = *FindKnobByEnv("VERBSEMU_REPORT_SIGNAL");
+  for (const char* ok : {"USR1", "SIGUSR1", "USR2", "SIGUSR2"}) {
+    EXPECT_EQ(ValidateKnob(k, ok), "") << ok;
+  }
+  for (const char* bad : {"", "usr1", "HUP", "SIGTERM", "10", "USR3"}) {
+    EXPECT_NE(ValidateKnob(k, bad), "") << bad;
+  }
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_REPORT_SIGNAL", "TERM"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("VERBSEMU_REPORT_SIGNAL='TERM'"), std::string::npos);
+  EXPECT_NE(r.error.find("USR1 or USR2"), std::string::npos);
+}
+
+TEST(SettingsFromEnvTest, BadValueNamesVariableAndAcceptedForms) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "2 parsecs"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("VERBSEMU_LATENCY"), std::string::npos);
+  EXPECT_NE(r.error.find("2us"), std::string::npos);
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+}
+
+TEST(SettingsFromEnvTest, LatencyAtMostOneSecond) {
+  EXPECT_TRUE(SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "1s"}})).ok());
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "3s"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("more than one second"), std::string::npos);
+}
+
+TEST(SettingsFromEnvTest, AmbiguousUnitsSayHowToWriteThem) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_BANDWIDTH", "3GB/s"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("ambiguous"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("GiB/s"), std::string::npos) << r.error;
+  auto s = SettingsFromEnv(FakeEnv({{"VERBSEMU_PAD_THRESHOLD", "64KB"}}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error.find("KiB"), std::string::npos) << s.error;
+}
+
+TEST(SettingsFromEnvTest, BadModeDevicesAndThreshold) {
+  EXPECT_FALSE(
+      SettingsFromEnv(FakeEnv({{"VERBSEMU_BW_MODE", "squeeze"}})).ok());
+  EXPECT_FALSE(
+      SettingsFromEnv(FakeEnv({{"VERBSEMU_DEVICES", "rxe0,,rxe1"}})).ok());
+  EXPECT_FALSE(SettingsFromEnv(FakeEnv({{"VERBSEMU_DEVICES", ",rxe0"}})).ok());
+  EXPECT_FALSE(SettingsFromEnv(FakeEnv({{"VERBSEMU_DEVICES", "rxe0,"}})).ok());
+  EXPECT_FALSE(
+      SettingsFromEnv(FakeEnv({{"VERBSEMU_PAD_THRESHOLD", "0"}})).ok());
+  EXPECT_FALSE(SettingsFromEnv(FakeEnv({{"VERBSEMU_REPORT", " "}})).ok());
+}
+
+TEST(KnobTableTest, NamesAndFlagsAreUniqueAndWellFormed) {
+  std::map<std::string, int> seen;
+  for (const Knob& k : Knobs()) {
+    EXPECT_TRUE(k.env.starts_with("VERBSEMU_")) << k.env;
+    EXPECT_TRUE(k.flag.starts_with("--")) << k.flag;
+    EXPECT_FALSE(k.accepts.empty() || k.fallback.empty() || k.effect.empty())
+        << k.env;
+    EXPECT_EQ(++seen[std::string(k.env)], 1) << k.env;
+    EXPECT_EQ(++seen[std::string(k.flag)], 1) << k.flag;
+    EXPECT_EQ(FindKnobByEnv(k.env), &k);
+    EXPECT_EQ(FindKnobByFlag(k.flag), &k);
+  }
+  EXPECT_EQ(FindKnobByEnv("VERBSEMU_NOPE"), nullptr);
+}
+
+TEST(KnobTableTest, UsageAndTableNameEveryKnob) {
+  const std::string usage = KnobsUsage(), table = KnobsMarkdownTable();
+  for (const Knob& k : Knobs()) {
+    EXPECT_NE(usage.find(k.flag), std::string::npos) << k.flag;
+    EXPECT_NE(table.find("`" + std::string(k.env) + "`"), std::string::npos);
+  }
+}
+
+// docs/shim.md carries the table between markers; regenerate it with
+// `bazel-bin/shim/verbsemu knobs --markdown`.
+TEST(KnobTableTest, DocsTableIsCurrent) {
+  std::ifstream in("docs/shim.md");
+  ASSERT_TRUE(in) << "docs/shim.md not in the test's runfiles";
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::string begin = "<!-- knobs:begin -->\n",
+                    end = "<!-- knobs:end -->";
+  const size_t b = doc.find(begin), e = doc.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()),
+            KnobsMarkdownTable())
+      << "regenerate with: bazel-bin/shim/verbsemu knobs --markdown";
+}
+
+}  // namespace
+}  // namespace verbsemu::shim
