@@ -146,8 +146,8 @@ std::optional<uint64_t> ParseBytes(std::string_view text, std::string* why) {
 std::optional<double> ParseBitsPerS(std::string_view text, std::string* why) {
   auto bps = WithUnit(text, kRateUnits,
                       "such as 25Gbit/s, 800Mbit/s, 3GiB/s, 100MiB/s", why);
-  if (bps && *bps <= 0) {
-    Say(why, "a rate must be greater than zero");
+  if (bps && (*bps < 1 || *bps > 1e15)) {
+    Say(why, "a rate must be from 1bit/s to 1000Tbit/s");
     return std::nullopt;
   }
   return bps;
@@ -177,7 +177,9 @@ std::string FormatNs(double ns) {
 
 std::string FormatBitsPerS(double bits_per_s) {
   char buf[48];
-  if (bits_per_s >= 1e9) {
+  if (bits_per_s >= 1e12) {
+    std::snprintf(buf, sizeof buf, "%gTbit/s", bits_per_s / 1e12);
+  } else if (bits_per_s >= 1e9) {
     std::snprintf(buf, sizeof buf, "%gGbit/s", bits_per_s / 1e9);
   } else if (bits_per_s >= 1e6) {
     std::snprintf(buf, sizeof buf, "%gMbit/s", bits_per_s / 1e6);

@@ -34,7 +34,7 @@ std::optional<uint64_t> ParseBytes(std::string_view text,
                                    std::string* why = nullptr);
 
 // "25Gbit/s", "25Gb/s", "800Mbps", "3GiB/s", "100MiB/s": bits per second,
-// greater than zero.
+// from 1 bit/s to 1000 Tbit/s.
 std::optional<double> ParseBitsPerS(std::string_view text,
                                     std::string* why = nullptr);
 
@@ -42,7 +42,8 @@ std::optional<double> ParseBitsPerS(std::string_view text,
 std::optional<double> ParsePercent(std::string_view text,
                                    std::string* why = nullptr);
 
-// Short forms for reports: "2us", "1.5ms", "40ns"; "25Gbit/s", "800Mbit/s".
+// Short forms for reports: "2us", "1.5ms", "40ns"; "25Gbit/s", "800Mbit/s"
+// (six significant digits; a rate ParseBitsPerS accepts reads back).
 std::string FormatNs(double ns);
 std::string FormatBitsPerS(double bits_per_s);
 

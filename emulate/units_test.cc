@@ -62,7 +62,8 @@ TEST(ParseBitsPerSTest, RefusesAmbiguousZeroAndBare) {
   EXPECT_FALSE(ParseBitsPerS("3GB/s", &why).has_value());
   EXPECT_NE(why.find("GiB/s"), std::string::npos) << why;
   EXPECT_NE(why.find("Gbit/s"), std::string::npos) << why;
-  for (const char* bad : {"", "0Gbit/s", "25", "25Gbit", "fast", "MB/s"}) {
+  for (const char* bad : {"", "0Gbit/s", "25", "25Gbit", "fast", "MB/s",
+                          "0.5bit/s", "1001Tbit/s"}) {
     EXPECT_FALSE(ParseBitsPerS(bad).has_value()) << bad;
   }
 }
@@ -88,7 +89,7 @@ TEST(FormatTest, RoundTrips) {
   for (double ns : {1.0, 999.0, 1000.0, 2500.0, 1e6, 3.5e8}) {
     EXPECT_DOUBLE_EQ(*ParseDurationNs(FormatNs(ns)), ns) << ns;
   }
-  for (double bps : {1e3, 8e8, 25e9, 1.5e12}) {
+  for (double bps : {1.0, 1e3, 8e8, 25e9, 1.5e12, 1e15}) {
     EXPECT_DOUBLE_EQ(*ParseBitsPerS(FormatBitsPerS(bps)), bps) << bps;
   }
 }

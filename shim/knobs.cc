@@ -2,6 +2,7 @@
 
 #include <array>
 #include <csignal>
+#include <cstdio>
 
 #include "emulate/units.h"
 
@@ -152,7 +153,7 @@ namespace {
 std::string Refusal(const Knob& k, std::string_view value,
                     const std::string& why) {
   std::string line =
-      std::string(k.env) + "='" + std::string(value) + "' is not accepted";
+      std::string(k.env) + "='" + Printable(value) + "' is not accepted";
   if (!why.empty()) line += " (" + why + ")";
   return line + "; expected " + std::string(k.accepts);
 }
@@ -179,6 +180,21 @@ SettingsResult SettingsFromEnv(
     }
   }
   return result;
+}
+
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02x", c);
+      out += esc;
+    }
+  }
+  return out;
 }
 
 std::string KnobsMarkdownTable() {

@@ -59,6 +59,10 @@ struct SettingsResult {
 SettingsResult SettingsFromEnv(
     const std::function<const char*(const char*)>& getenv);
 
+// `text` made safe to quote inside a one-line message: control and non-ASCII
+// bytes become \xNN escapes.
+std::string Printable(std::string_view text);
+
 // The settings table of docs/shim.md, and the flag lines of `--help`.
 std::string KnobsMarkdownTable();
 std::string KnobsUsage();

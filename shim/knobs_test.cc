@@ -108,6 +108,13 @@ TEST(SettingsFromEnvTest, BadModeDevicesAndThreshold) {
   EXPECT_FALSE(SettingsFromEnv(FakeEnv({{"VERBSEMU_REPORT", " "}})).ok());
 }
 
+TEST(SettingsFromEnvTest, ControlBytesInAValueStayOnOneLine) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "2us\nX\x01"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("2us\\x0aX\\x01"), std::string::npos) << r.error;
+}
+
 TEST(KnobTableTest, NamesAndFlagsAreUniqueAndWellFormed) {
   std::map<std::string, int> seen;
   for (const Knob& k : Knobs()) {

@@ -44,8 +44,8 @@ bool ParseMode(const std::vector<std::string>& args, LaunchPlan& plan) {
   } else if (args[0] == "knobs") {
     plan.mode = LaunchPlan::Mode::kKnobs;
   } else {
-    plan.error =
-        "unknown command '" + args[0] + "' (expected run, env or knobs)";
+    plan.error = "unknown command '" + Printable(args[0]) +
+                 "' (expected run, env or knobs)";
     return false;
   }
   return true;
@@ -76,7 +76,7 @@ bool ApplyFormat(const std::string& value, LaunchPlan& plan) {
   } else if (value == "markdown" && plan.mode == LaunchPlan::Mode::kKnobs) {
     plan.format = LaunchPlan::Format::kMarkdown;
   } else {
-    plan.error = "--format='" + value +
+    plan.error = "--format='" + Printable(value) +
                  "' is not accepted; expected lines, mpirun or srun";
     return false;
   }
@@ -103,12 +103,12 @@ Step ParseOption(const std::vector<std::string>& args, size_t& i,
     if (plan.mode == LaunchPlan::Mode::kRun && !a.starts_with("-")) {
       return Step::kStop;
     }
-    plan.error = "unknown option '" + a + "'";
+    plan.error = "unknown option '" + Printable(a) + "'";
     return Step::kError;
   }
   if (eq == std::string::npos) {
     if (i + 1 >= args.size()) {
-      plan.error = name + " needs a value";
+      plan.error = Printable(name) + " needs a value";
       return Step::kError;
     }
     value = args[++i];
@@ -146,7 +146,7 @@ LaunchPlan ParseLauncherArgs(
     plan.command.assign(args.begin() + static_cast<long>(i), args.end());
     if (plan.command.empty()) plan.error = "run: no command given after --";
   } else if (i < args.size()) {
-    plan.error = args[0] + " takes no command";
+    plan.error = Printable(args[0]) + " takes no command";
   }
   return plan;
 }
