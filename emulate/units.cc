@@ -163,30 +163,40 @@ std::optional<double> ParsePercent(std::string_view text, std::string* why) {
   return split->first / 100.0;
 }
 
-std::string FormatNs(double ns) {
-  char buf[48];
-  if (ns >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%gms", ns / 1e6);
-  } else if (ns >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%gus", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%gns", ns);
+namespace {
+
+struct Scale {
+  double at_least;  // the first scale whose threshold the value reaches
+  double divisor;
+  const char* unit;
+};
+
+template <size_t N>
+std::string FormatScaled(double value, const std::array<Scale, N>& scales) {
+  for (const Scale& s : scales) {
+    if (value >= s.at_least || &s == &scales.back()) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%g%s", value / s.divisor, s.unit);
+      return buf;
+    }
   }
-  return buf;
+  return "";
+}
+
+}  // namespace
+
+std::string FormatNs(double ns) {
+  static constexpr std::array<Scale, 3> kScales = {
+      {{1e6, 1e6, "ms"}, {1e3, 1e3, "us"}, {0, 1, "ns"}}};
+  return FormatScaled(ns, kScales);
 }
 
 std::string FormatBitsPerS(double bits_per_s) {
-  char buf[48];
-  if (bits_per_s >= 1e12) {
-    std::snprintf(buf, sizeof buf, "%gTbit/s", bits_per_s / 1e12);
-  } else if (bits_per_s >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%gGbit/s", bits_per_s / 1e9);
-  } else if (bits_per_s >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%gMbit/s", bits_per_s / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%gbit/s", bits_per_s);
-  }
-  return buf;
+  static constexpr std::array<Scale, 4> kScales = {{{1e12, 1e12, "Tbit/s"},
+                                                    {1e9, 1e9, "Gbit/s"},
+                                                    {1e6, 1e6, "Mbit/s"},
+                                                    {0, 1, "bit/s"}}};
+  return FormatScaled(bits_per_s, kScales);
 }
 
 }  // namespace verbsemu::units

@@ -20,6 +20,7 @@
 #include "emulate/units.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
+#include "shim/internal/fake_qp.h"
 #include "shim/internal/real_verbs.h"
 
 namespace verbsemu::shim::internal {
@@ -33,44 +34,13 @@ Settings EngineOnly(const emulate::Config& c) {
   return s;
 }
 
-struct Env {
-  ibv_context* ctx = nullptr;
-  ibv_pd* pd = nullptr;
-  ibv_cq* cq = nullptr;
-  ibv_qp* qp = nullptr;
-  ibv_qp_ex* qpx = nullptr;
-};
+using Env = FakeQpEnv;
 
 Env Setup(FakeDevice& d, bool through_shim) {
-  Env e;
-  e.ctx =
-      through_shim ? OpenDevice(d.device()) : Real().open_device(d.device());
-  e.pd = Real().alloc_pd(e.ctx);
-  e.cq = through_shim ? CreateCq(e.ctx, 4096, nullptr, nullptr, 0)
-                      : Real().create_cq(e.ctx, 4096, nullptr, nullptr, 0);
-  ibv_qp_init_attr_ex a{};
-  a.send_cq = e.cq;
-  a.recv_cq = e.cq;
-  a.qp_type = IBV_QPT_RC;
-  a.pd = e.pd;
-  a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-  a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
-  e.qp = ibv_create_qp_ex(e.ctx, &a);
-  e.qpx = Real().qp_to_qp_ex(e.qp);
-  auto modify = through_shim ? ModifyQp : Real().modify_qp;
-  ibv_qp_attr m{};
-  m.qp_state = IBV_QPS_INIT;
-  m.port_num = 1;
-  modify(e.qp, &m, IBV_QP_STATE | IBV_QP_PORT);
-  m = ibv_qp_attr{};
-  m.qp_state = IBV_QPS_RTR;
-  m.ah_attr.port_num = 1;
-  m.ah_attr.dlid = 1;
-  modify(e.qp, &m, IBV_QP_STATE | IBV_QP_AV);
-  m = ibv_qp_attr{};
-  m.qp_state = IBV_QPS_RTS;
-  modify(e.qp, &m, IBV_QP_STATE);
-  return e;
+  return MakeFakeQp(d, {.through_shim = through_shim,
+                        .wr_api = true,
+                        .connect = true,
+                        .cq_depth = 4096});
 }
 
 void Teardown(Env& e, bool through_shim) {

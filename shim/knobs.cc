@@ -19,6 +19,13 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Stores what a parser accepted; false when it refused.
+template <class T, class Field>
+bool Store(const std::optional<T>& parsed, Field* field) {
+  if (parsed) *field = *parsed;
+  return parsed.has_value();
+}
+
 bool ApplyLatency(std::string_view t, Settings* s, std::string* why) {
   const auto ns = units::ParseDurationNs(t, why);
   if (!ns) return false;
@@ -31,15 +38,11 @@ bool ApplyLatency(std::string_view t, Settings* s, std::string* why) {
 }
 
 bool ApplyBandwidth(std::string_view t, Settings* s, std::string* why) {
-  const auto bw = emulate::ParseBandwidth(t, why);
-  if (bw) s->engine.bandwidth = *bw;
-  return bw.has_value();
+  return Store(emulate::ParseBandwidth(t, why), &s->engine.bandwidth);
 }
 
 bool ApplyBwMode(std::string_view t, Settings* s, std::string*) {
-  const auto mode = emulate::ParseBwMode(t);
-  if (mode) s->engine.bw_mode = *mode;
-  return mode.has_value();
+  return Store(emulate::ParseBwMode(t), &s->engine.bw_mode);
 }
 
 bool ApplyPadThreshold(std::string_view t, Settings* s, std::string* why) {
@@ -51,9 +54,7 @@ bool ApplyPadThreshold(std::string_view t, Settings* s, std::string* why) {
 }
 
 bool ApplyLinkBandwidth(std::string_view t, Settings* s, std::string* why) {
-  const auto bps = units::ParseBitsPerS(t, why);
-  if (bps) s->engine.link_bits_per_s = *bps;
-  return bps.has_value();
+  return Store(units::ParseBitsPerS(t, why), &s->engine.link_bits_per_s);
 }
 
 bool ApplyDevices(std::string_view t, Settings* s, std::string* why) {

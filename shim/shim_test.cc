@@ -20,6 +20,7 @@
 #include "emulate/tsc.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
+#include "shim/internal/fake_qp.h"
 #include "shim/internal/real_verbs.h"
 
 namespace verbsemu::shim::internal {
@@ -52,56 +53,30 @@ class ShimTest : public ::testing::Test {
     return ctx;
   }
 
-  struct Res {
-    ibv_context* ctx = nullptr;
-    ibv_pd* pd = nullptr;
-    ibv_cq* cq = nullptr;
-    ibv_qp* qp = nullptr;
-  };
+  using Res = FakeQpEnv;
 
   Res MakeQp(FakeDevice& d, bool wr_api, bool connect = true) {
-    Res r;
-    r.ctx = Open(d);
-    r.pd = Real().alloc_pd(r.ctx);
-    r.cq = CreateCq(r.ctx, 64, nullptr, nullptr, 0);
-    ibv_qp_init_attr_ex a{};
-    a.send_cq = r.cq;
-    a.recv_cq = r.cq;
-    a.qp_type = IBV_QPT_RC;
-    a.pd = r.pd;
-    a.comp_mask = IBV_QP_INIT_ATTR_PD;
-    if (wr_api) {
-      a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-      a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
-      r.qp = ibv_create_qp_ex(r.ctx, &a);  // inline: verbs_context slot
-    } else {
-      ibv_qp_init_attr init{};
-      init.send_cq = r.cq;
-      init.recv_cq = r.cq;
-      init.qp_type = IBV_QPT_RC;
-      r.qp = CreateQp(r.pd, &init);  // exported ibv_create_qp
-    }
+    Res r = MakeFakeQp(d, {.wr_api = wr_api, .connect = connect});
     EXPECT_NE(r.qp, nullptr);
-    if (connect) Connect(r.qp);
     return r;
   }
 
-  static void Connect(ibv_qp* qp) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = 1;
-    ASSERT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
-    a = ibv_qp_attr{};
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = IBV_MTU_1024;
-    a.ah_attr.port_num = 1;
-    a.ah_attr.dlid = 7;
-    a.ah_attr.is_global = 1;
-    a.ah_attr.grh.sgid_index = 1;
-    ASSERT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU), 0);
-    a = ibv_qp_attr{};
-    a.qp_state = IBV_QPS_RTS;
-    ASSERT_EQ(ModifyQp(qp, &a, IBV_QP_STATE), 0);
+  static void Connect(ibv_qp* qp) { ASSERT_TRUE(ConnectFakeQp(qp)); }
+
+  void ConfigureLatency(double ns) {
+    emulate::Config c;
+    c.latency_ns = ns;
+    Configure(c);
+  }
+  void ConfigureBandwidth(const char* target, double latency_ns = 0,
+                          emulate::BwMode mode = emulate::BwMode::kPad,
+                          double link_bits_per_s = 0) {
+    emulate::Config c;
+    c.bandwidth = *emulate::ParseBandwidth(target);
+    c.latency_ns = latency_ns;
+    c.bw_mode = mode;
+    c.link_bits_per_s = link_bits_per_s;
+    Configure(c);
   }
 
   static QpCounters Counters(const ibv_qp* qp) {
@@ -131,6 +106,21 @@ struct Chain {
   std::vector<ibv_sge> sges;
 };
 
+// Posts the whole chain through the (patched) inline ibv_post_send.
+int Post(ibv_qp* qp, Chain& chain) {
+  ibv_send_wr* bad = nullptr;
+  return ibv_post_send(qp, chain.head(), &bad);
+}
+
+// Posts with the device failing WR `fail_at`; returns the bad_wr reported.
+ibv_send_wr* PostFailingAt(FakeDevice& d, ibv_qp* qp, Chain& chain,
+                           int fail_at) {
+  d.fail_post_at = fail_at;
+  ibv_send_wr* bad = nullptr;
+  EXPECT_EQ(ibv_post_send(qp, chain.head(), &bad), ENOMEM);
+  return bad;
+}
+
 TEST_F(ShimTest, OpenPatchesDataPathAndKeepsOriginalsPerContext) {
   FakeDevice d0("fake0"), d1("fake1");
   ibv_context* c0 = Open(d0);
@@ -144,9 +134,8 @@ TEST_F(ShimTest, OpenPatchesDataPathAndKeepsOriginalsPerContext) {
   Res r0 = MakeQp(d0, false);
   Res r1 = MakeQp(d1, false);
   Chain a(1, 64), b(2, 64);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r0.qp, a.head(), &bad), 0);
-  ASSERT_EQ(ibv_post_send(r1.qp, b.head(), &bad), 0);
+  ASSERT_EQ(Post(r0.qp, a), 0);
+  ASSERT_EQ(Post(r1.qp, b), 0);
   EXPECT_EQ(d0.Posts().size(), 1u);
   EXPECT_EQ(d1.Posts().size(), 2u);
   EXPECT_EQ(CloseDevice(c0), 0);
@@ -217,8 +206,7 @@ TEST_F(ShimTest, ReportSignalWritesTheReportAndTheProcessGoesOn) {
   FakeDevice d("sig0");
   Res r = MakeQp(d, /*wr_api=*/false);
   Chain chain(3, 100);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, chain.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, chain), 0);
   ASSERT_EQ(std::raise(SIGUSR2), 0);
   // The watcher thread writes the report; wait for it (a generous bound,
   // which only a lost request reaches).
@@ -230,7 +218,7 @@ TEST_F(ShimTest, ReportSignalWritesTheReportAndTheProcessGoesOn) {
   EXPECT_NE(text.find("verbsemu report"), std::string::npos) << text;
   EXPECT_NE(text.find("device sig0: qps 1, wrs 3,"), std::string::npos) << text;
   // The process goes on, and the shim with it.
-  ASSERT_EQ(ibv_post_send(r.qp, chain.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, chain), 0);
   EXPECT_EQ(Counters(r.qp).wrs, 6u);
 }
 
@@ -270,8 +258,7 @@ TEST_F(ShimTest, ChainPassesThroughUnsplitAndCounted) {
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(5, 100);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   auto posts = d.Posts();
   ASSERT_EQ(posts.size(), 5u);
   EXPECT_EQ(d.post_calls.load(), 1u);  // one real post for the whole chain
@@ -286,10 +273,7 @@ TEST_F(ShimTest, BadWrPointsIntoApplicationChain) {
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(4, 10);
-  d.fail_post_at = 2;
-  ibv_send_wr* bad = nullptr;
-  EXPECT_EQ(ibv_post_send(r.qp, ch.head(), &bad), ENOMEM);
-  EXPECT_EQ(bad, &ch.wrs[2]);
+  EXPECT_EQ(PostFailingAt(d, r.qp, ch, 2), &ch.wrs[2]);
   const QpCounters c = Counters(r.qp);
   EXPECT_EQ(c.wrs, 2u);  // only the WRs before bad_wr were posted
   EXPECT_EQ(c.bytes, 20u);
@@ -297,17 +281,11 @@ TEST_F(ShimTest, BadWrPointsIntoApplicationChain) {
 }
 
 TEST_F(ShimTest, BadWrMappedWithEmulationOn) {
-  emulate::Config cfg;
-  cfg.latency_ns = 500;
-  cfg.bandwidth = *emulate::ParseBandwidth("50%");
-  Configure(cfg);
+  ConfigureBandwidth("50%", 500);
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(3, 10);
-  d.fail_post_at = 0;
-  ibv_send_wr* bad = nullptr;
-  EXPECT_EQ(ibv_post_send(r.qp, ch.head(), &bad), ENOMEM);
-  EXPECT_EQ(bad, &ch.wrs[0]);
+  EXPECT_EQ(PostFailingAt(d, r.qp, ch, 0), &ch.wrs[0]);
 }
 
 TEST_F(ShimTest, WrApiIsInterceptedAndCounted) {
@@ -373,18 +351,15 @@ TEST_F(ShimTest, WrAbortAndFailedCompleteAreNotCountedAsPosted) {
 }
 
 TEST_F(ShimTest, LatencyIsInjectedBeforeTheRealPost) {
-  emulate::Config cfg;
-  cfg.latency_ns = 20'000;
-  Configure(cfg);
+  ConfigureLatency(20'000);
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(2, 8);
   const uint64_t target = Cal().NsToTicks(20'000);
   const uint64_t slack = Cal().spin_fixed_cost_ticks;
   for (int i = 0; i < 5; ++i) {
-    ibv_send_wr* bad = nullptr;
     const uint64_t t0 = emulate::ReadTsc();
-    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    ASSERT_EQ(Post(r.qp, ch), 0);
     // A lower bound only: the spin cannot end before its deadline.
     EXPECT_GE(d.last_post_tsc.load() - t0 + slack, target);
   }
@@ -395,25 +370,20 @@ TEST_F(ShimTest, LatencyIsInjectedBeforeTheRealPost) {
 }
 
 TEST_F(ShimTest, LongDelaySleepsButStillMeetsTheDeadline) {
-  emulate::Config cfg;
-  cfg.latency_ns = 600'000;  // above the sleep threshold: sleep, then spin
-  Configure(cfg);
+  ConfigureLatency(600'000);  // above the sleep threshold: sleep, then spin
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 8);
   for (int i = 0; i < 3; ++i) {
-    ibv_send_wr* bad = nullptr;
     const uint64_t t0 = emulate::ReadTsc();
-    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    ASSERT_EQ(Post(r.qp, ch), 0);
     EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
               Cal().NsToTicks(600'000));
   }
 }
 
 TEST_F(ShimTest, LatencyAlsoOnWrComplete) {
-  emulate::Config cfg;
-  cfg.latency_ns = 10'000;
-  Configure(cfg);
+  ConfigureLatency(10'000);
   FakeDevice d("fake0");
   Res r = MakeQp(d, true);
   ibv_qp_ex* x = Real().qp_to_qp_ex(r.qp);
@@ -427,14 +397,11 @@ TEST_F(ShimTest, LatencyAlsoOnWrComplete) {
 }
 
 TEST_F(ShimTest, LargeMessagePaddedBeforeDataOnShimOwnedUdQp) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("50%");
-  Configure(cfg);
+  ConfigureBandwidth("50%");
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 1 << 20);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   auto posts = d.Posts();
   // 1 MiB of padding in 1 KiB datagrams, then the application's WR.
   ASSERT_EQ(posts.size(), 1025u);
@@ -453,60 +420,46 @@ TEST_F(ShimTest, LargeMessagePaddedBeforeDataOnShimOwnedUdQp) {
 }
 
 TEST_F(ShimTest, SmallMessagePaddingIsBatchedAtThreshold) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("50%");
-  Configure(cfg);
+  ConfigureBandwidth("50%");
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 1024);
   for (int i = 0; i < 63; ++i) {
-    ibv_send_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    ASSERT_EQ(Post(r.qp, ch), 0);
   }
   EXPECT_EQ(d.ud_datagrams.load(), 0u);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   EXPECT_EQ(d.ud_datagrams.load(), 64u);
 }
 
 TEST_F(ShimTest, ReadsAreNotPadded) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("25%");
-  Configure(cfg);
+  ConfigureBandwidth("25%");
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 1 << 20, IBV_WR_RDMA_READ);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   EXPECT_EQ(d.ud_datagrams.load(), 0u);
 }
 
 TEST_F(ShimTest, AbsoluteTargetUsesPortRate) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("25Gbit/s");  // of 100 Gbit/s
-  Configure(cfg);
+  ConfigureBandwidth("25Gbit/s");  // of 100 Gbit/s
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 1 << 20);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   EXPECT_EQ(d.ud_datagrams.load(), 3072u);  // 3 bytes of padding per byte
 }
 
 TEST_F(ShimTest, PacingSpacesReleasesAtLeastAtTargetRate) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("10Gbit/s");
-  cfg.bw_mode = emulate::BwMode::kPace;
-  cfg.link_bits_per_s = 1e12;  // "real" link far faster than the target
-  Configure(cfg);
+  // The "real" link is far faster than the target.
+  ConfigureBandwidth("10Gbit/s", 0, emulate::BwMode::kPace, 1e12);
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 65536);
   const int kPosts = 50;
   uint64_t first = 0;
   for (int i = 0; i < kPosts; ++i) {
-    ibv_send_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+    ASSERT_EQ(Post(r.qp, ch), 0);
     if (i == 0) first = d.last_post_tsc.load();
   }
   // 49 further messages cannot have been released faster than 10 Gbit/s.
@@ -552,10 +505,7 @@ TEST_F(ShimTest, ManyThreadsOwnAndSharedQps) {
 }
 
 TEST_F(ShimTest, ManyThreadsWithEmulationOn) {
-  emulate::Config cfg;
-  cfg.latency_ns = 200;
-  cfg.bandwidth = *emulate::ParseBandwidth("50%");
-  Configure(cfg);
+  ConfigureBandwidth("50%", 200);
   FakeDevice d("fake0");
   d.record_posts = false;
   Res shared = MakeQp(d, false);
@@ -579,16 +529,13 @@ TEST_F(ShimTest, ManyThreadsWithEmulationOn) {
 }
 
 TEST_F(ShimTest, DestroyAndCloseWithWorkInFlight) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("50%");
-  Configure(cfg);
+  ConfigureBandwidth("50%");
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   // Signaled sends never polled, and padding in flight on the shim's QP.
   Chain ch(8, 65536);
   for (auto& w : ch.wrs) w.send_flags = IBV_SEND_SIGNALED;
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   EXPECT_GT(d.ud_datagrams.load(), 0u);
   EXPECT_EQ(d.live_pds.load(), 2);  // application's + shim's
   EXPECT_EQ(d.live_ahs.load(), 1);
@@ -613,22 +560,18 @@ TEST_F(ShimTest, CloseWithLiveQpsRetiresThem) {
   FakeDevice d("fake0");
   Res r = MakeQp(d, true);
   Chain ch(1, 8);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   ASSERT_EQ(CloseDevice(r.ctx), 0);
   EXPECT_EQ(LiveQpCount(), 0u);
   EXPECT_NE(ReportText().find("wrs 1,"), std::string::npos);
 }
 
 TEST_F(ShimTest, UninitContextForgetsWithoutVerbsCalls) {
-  emulate::Config cfg;
-  cfg.bandwidth = *emulate::ParseBandwidth("50%");
-  Configure(cfg);
+  ConfigureBandwidth("50%");
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 1 << 16);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   const int pds = d.live_pds.load();
   VerbsUninitContext(verbs_get_ctx(r.ctx));
   EXPECT_FALSE(IsContextPatched(r.ctx));
@@ -648,8 +591,7 @@ TEST_F(ShimTest, QpCreatedBehindTheShimIsAdoptedOnFirstPost) {
   QpCounters c;
   EXPECT_FALSE(GetQpCounters(qp, &c));
   Chain ch(3, 10);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(qp, ch), 0);
   EXPECT_TRUE(GetQpCounters(qp, &c));
   EXPECT_EQ(c.wrs, 3u);
 }
@@ -672,12 +614,11 @@ TEST_F(ShimTest, ForkChildStartsWithFreshCounters) {
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 8);
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   AtForkPrepare();
   AtForkChild();  // as the child would run it
   EXPECT_EQ(Counters(r.qp).wrs, 0u);
-  ASSERT_EQ(ibv_post_send(r.qp, ch.head(), &bad), 0);
+  ASSERT_EQ(Post(r.qp, ch), 0);
   EXPECT_EQ(Counters(r.qp).wrs, 1u);
 }
 

@@ -54,14 +54,16 @@ __attribute__((always_inline)) inline ChainInfo ScanChain(
   return info;
 }
 
-// A QP the shim does not know: forward to the context's saved post_send.
-int PostSendUnknown(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
-  ContextState* c = E().contexts.Find(qp->context);
-  if (c == nullptr || c->post_send == nullptr) {
+// Passes a post straight to the provider's op saved in the context: for QPs
+// the shim does not know and for receive-side posts.
+template <auto Op, class Object, class Wr>
+int ForwardToProvider(Object* obj, Wr* wr, Wr** bad_wr) {
+  ContextState* c = E().contexts.Find(obj->context);
+  if (c == nullptr || c->*Op == nullptr) {
     *bad_wr = wr;
     return EINVAL;
   }
-  return c->post_send(qp, wr, bad_wr);
+  return (c->*Op)(obj, wr, bad_wr);
 }
 
 // The chain was passed through untouched, so the provider's bad_wr is
@@ -111,7 +113,9 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
   QpState* q = e.qps.Find(qp);
   if (q == nullptr) q = AdoptQp(qp);
-  if (q == nullptr) return PostSendUnknown(qp, wr, bad_wr);
+  if (q == nullptr) {
+    return ForwardToProvider<&ContextState::post_send>(qp, wr, bad_wr);
+  }
   ThreadCache* tc = Cache();
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
   if (sample && !emulating) t0 = emulate::ReadTsc();
@@ -132,21 +136,11 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 }
 
 int PostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  ContextState* c = E().contexts.Find(qp->context);
-  if (c == nullptr || c->post_recv == nullptr) {
-    *bad_wr = wr;
-    return EINVAL;
-  }
-  return c->post_recv(qp, wr, bad_wr);
+  return ForwardToProvider<&ContextState::post_recv>(qp, wr, bad_wr);
 }
 
 int PostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  ContextState* c = E().contexts.Find(srq->context);
-  if (c == nullptr || c->post_srq_recv == nullptr) {
-    *bad_wr = wr;
-    return EINVAL;
-  }
-  return c->post_srq_recv(srq, wr, bad_wr);
+  return ForwardToProvider<&ContextState::post_srq_recv>(srq, wr, bad_wr);
 }
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {

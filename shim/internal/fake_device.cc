@@ -30,13 +30,21 @@ void Complete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
 }
 
 // ---- data path
+
+// Counts one post reaching the device at `tsc`; false when the device is a
+// null device that drops everything.
+bool StampPost(FakeDevice* d, uint64_t tsc) {
+  if (d->null_ops.load(std::memory_order_relaxed)) return false;
+  d->post_calls.fetch_add(1, std::memory_order_relaxed);
+  d->last_post_tsc.store(tsc, std::memory_order_relaxed);
+  return true;
+}
+
 int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const uint64_t tsc = emulate::ReadTsc();
   FakeQp* q = Qp(qp);
   FakeDevice* d = q->ctx->owner;
-  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
-  d->post_calls.fetch_add(1, std::memory_order_relaxed);
-  d->last_post_tsc.store(tsc, std::memory_order_relaxed);
+  if (!StampPost(d, tsc)) return 0;
   std::lock_guard<std::mutex> lock(q->sq_mu);
   const int fail_at = d->fail_post_at.load();
   int i = 0;
@@ -125,9 +133,7 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
   const uint64_t tsc = emulate::ReadTsc();
   FakeQp* q = Qp(qpx);
   FakeDevice* d = q->ctx->owner;
-  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
-  d->post_calls.fetch_add(1, std::memory_order_relaxed);
-  d->last_post_tsc.store(tsc, std::memory_order_relaxed);
+  if (!StampPost(d, tsc)) return 0;
   int rc = 0;
   if (d->fail_complete.load()) {
     rc = EINVAL;
@@ -356,15 +362,22 @@ int FakeQueryPort(ibv_context* c, uint8_t port, ibv_port_attr* attr) {
   return FakeQueryPortEx(c, port, attr, sizeof(*attr));
 }
 
+// Keeps `obj` alive in the device's list `owned` and counts it live.
+template <class T, class Live>
+T* Keep(FakeDevice* d, std::vector<std::unique_ptr<T>>& owned, Live& live,
+        std::unique_ptr<T> obj) {
+  T* raw = obj.get();
+  std::lock_guard<std::mutex> lock(d->mu);
+  owned.push_back(std::move(obj));
+  live.fetch_add(1);
+  return raw;
+}
+
 ibv_pd* FakeAllocPd(ibv_context* c) {
   FakeDevice* d = Dev(c);
   auto pd = std::make_unique<ibv_pd>();
   pd->context = c;
-  ibv_pd* raw = pd.get();
-  std::lock_guard<std::mutex> lock(d->mu);
-  d->pds.push_back(std::move(pd));
-  d->live_pds.fetch_add(1);
-  return raw;
+  return Keep(d, d->pds, d->live_pds, std::move(pd));
 }
 
 int FakeDeallocPd(ibv_pd* pd) {
@@ -380,11 +393,7 @@ ibv_mr* FakeRegMr(ibv_pd* pd, void* addr, size_t len, int) {
   mr->addr = addr;
   mr->length = len;
   mr->lkey = 0x1234;
-  ibv_mr* raw = mr.get();
-  std::lock_guard<std::mutex> lock(d->mu);
-  d->mrs.push_back(std::move(mr));
-  d->live_mrs.fetch_add(1);
-  return raw;
+  return Keep(d, d->mrs, d->live_mrs, std::move(mr));
 }
 
 int FakeDeregMr(ibv_mr* mr) {
@@ -397,11 +406,7 @@ ibv_ah* FakeCreateAh(ibv_pd* pd, ibv_ah_attr*) {
   auto ah = std::make_unique<ibv_ah>();
   ah->context = pd->context;
   ah->pd = pd;
-  ibv_ah* raw = ah.get();
-  std::lock_guard<std::mutex> lock(d->mu);
-  d->ahs.push_back(std::move(ah));
-  d->live_ahs.fetch_add(1);
-  return raw;
+  return Keep(d, d->ahs, d->live_ahs, std::move(ah));
 }
 
 int FakeDestroyAh(ibv_ah* ah) {

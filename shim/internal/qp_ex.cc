@@ -50,12 +50,18 @@ void WrSetSge(ibv_qp_ex* qpx, uint32_t lkey, uint64_t addr, uint32_t length) {
   q->provider.wr_set_sge(qpx, lkey, addr, length);
 }
 
+// ibv_sge and ibv_data_buf both carry a `length`.
+template <class Piece>
+uint64_t TotalLength(const Piece* pieces, size_t n) {
+  uint64_t b = 0;
+  for (size_t i = 0; i < n; ++i) b += pieces[i].length;
+  return b;
+}
+
 void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
   QpState* q = FindQpx(qpx);
   if (q == nullptr) return;
-  uint64_t b = 0;
-  for (size_t i = 0; i < num_sge; ++i) b += sg_list[i].length;
-  AddBytes(q, b);
+  AddBytes(q, TotalLength(sg_list, num_sge));
   q->provider.wr_set_sge_list(qpx, num_sge, sg_list);
 }
 
@@ -70,9 +76,7 @@ void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
                          const ibv_data_buf* buf_list) {
   QpState* q = FindQpx(qpx);
   if (q == nullptr) return;
-  uint64_t b = 0;
-  for (size_t i = 0; i < num_buf; ++i) b += buf_list[i].length;
-  AddBytes(q, b);
+  AddBytes(q, TotalLength(buf_list, num_buf));
   q->provider.wr_set_inline_data_list(qpx, num_buf, buf_list);
 }
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "shim/internal/data_path.h"
 #include "shim/internal/port_link.h"
@@ -17,29 +18,33 @@ bool HasVctxField(const verbs_context* v, size_t offset) {
   return v != nullptr && v->sz >= sizeof(verbs_context) - offset;
 }
 
-ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
+// Calls the provider's creation op saved in the context of `context`.
+template <auto Op, class Attr>
+auto CreateThroughProvider(ibv_context* context, Attr* attr)
+    -> decltype((std::declval<ContextState>().*Op)(context, attr)) {
   ContextState* c = E().contexts.Find(context);
-  if (c == nullptr || c->create_qp_ex == nullptr) {
+  if (c == nullptr || c->*Op == nullptr) {
     errno = EOPNOTSUPP;
     return nullptr;
   }
-  ibv_qp* qp = c->create_qp_ex(context, attr);
+  return (c->*Op)(context, attr);
+}
+
+ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
+  ibv_qp* qp =
+      CreateThroughProvider<&ContextState::create_qp_ex>(context, attr);
   if (qp != nullptr) {
     const bool send_ops =
         (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
-    RegisterQp(c, qp, send_ops);
+    RegisterQp(E().contexts.Find(context), qp, send_ops);
   }
   return qp;
 }
 
 ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
-  ContextState* c = E().contexts.Find(context);
-  if (c == nullptr || c->create_cq_ex == nullptr) {
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  ibv_cq_ex* cq = c->create_cq_ex(context, attr);
-  if (cq != nullptr) c->cqs.Add(1);
+  ibv_cq_ex* cq =
+      CreateThroughProvider<&ContextState::create_cq_ex>(context, attr);
+  if (cq != nullptr) E().contexts.Find(context)->cqs.Add(1);
   return cq;
 }
 

@@ -1,0 +1,34 @@
+// A QP on the fake device, made and connected the way an application would
+// (through the shim's entry points, or straight to the fake device for the
+// native baseline). Shared by shim_test and device_boundary_bench.
+#ifndef VERBSEMU_SHIM_INTERNAL_FAKE_QP_H_
+#define VERBSEMU_SHIM_INTERNAL_FAKE_QP_H_
+
+#include <infiniband/verbs.h>
+
+#include "shim/internal/fake_device.h"
+
+namespace verbsemu::shim::internal {
+
+struct FakeQpOptions {
+  bool through_shim = true;  // false: the fake device alone (baseline)
+  bool wr_api = false;       // ibv_create_qp_ex with ibv_wr_* send ops
+  bool connect = true;       // bring the QP to RTS
+  int cq_depth = 64;
+};
+
+struct FakeQpEnv {
+  ibv_context* ctx = nullptr;
+  ibv_pd* pd = nullptr;
+  ibv_cq* cq = nullptr;
+  ibv_qp* qp = nullptr;
+  ibv_qp_ex* qpx = nullptr;  // with wr_api
+};
+
+FakeQpEnv MakeFakeQp(FakeDevice& d, const FakeQpOptions& options);
+// INIT -> RTR (RC address vector on port 1) -> RTS; false on a failed step.
+bool ConnectFakeQp(ibv_qp* qp, bool through_shim = true);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_FAKE_QP_H_
