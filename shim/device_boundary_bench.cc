@@ -225,6 +225,63 @@ double NsPerCall(const emulate::TscCalibration& cal, size_t n, F&& body) {
   return cal.TicksToNs(ReadTsc() - t0) / static_cast<double>(n);
 }
 
+struct PassRow {
+  const char* name;
+  std::vector<double> native, shim;
+};
+
+// Interleaved repetitions of three call shapes, natively and through the
+// shim: ns per call of each repetition.
+std::vector<PassRow> MeasurePassThrough(Env& native, Env& shim, size_t n,
+                                        int reps,
+                                        const emulate::TscCalibration& cal) {
+  ibv_sge sge{0x1000, 64, 1};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  auto post = [&](Env& e) {
+    return [&] {
+      ibv_send_wr* bad = nullptr;
+      ibv_post_send(e.qp, &wr, &bad);
+    };
+  };
+  ibv_wc wc[16];
+  auto poll = [&](Env& e) { return [&] { ibv_poll_cq(e.cq, 16, wc); }; };
+  auto wrapi = [&](Env& e) {
+    return [&] {
+      ibv_wr_start(e.qpx);
+      ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+      ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+      ibv_wr_complete(e.qpx);
+    };
+  };
+  std::vector<PassRow> rows = {
+      {"ibv_post_send (1 WR)", {}, {}},
+      {"ibv_poll_cq (empty CQ)", {}, {}},
+      {"ibv_wr_start+rdma_write+set_sge+complete (4 calls)", {}, {}}};
+  for (int r = 0; r < reps; ++r) {
+    rows[0].native.push_back(NsPerCall(cal, n, post(native)));
+    rows[0].shim.push_back(NsPerCall(cal, n, post(shim)));
+    rows[1].native.push_back(NsPerCall(cal, n, poll(native)));
+    rows[1].shim.push_back(NsPerCall(cal, n, poll(shim)));
+    rows[2].native.push_back(NsPerCall(cal, n, wrapi(native)));
+    rows[2].shim.push_back(NsPerCall(cal, n, wrapi(shim)));
+  }
+  return rows;
+}
+
+void PrintPassRow(const PassRow& row, bool null_ops) {
+  std::vector<double> a = row.native, b = row.shim;
+  const double amin = *std::min_element(a.begin(), a.end());
+  const double bmin = *std::min_element(b.begin(), b.end());
+  const double amed = Percentile(a, 0.5), bmed = Percentile(b, 0.5);
+  std::printf(
+      "| %s | %s | %.2f / %.2f ns | %.2f / %.2f ns | %+.2f / %+.2f ns |\n",
+      row.name, null_ops ? "null" : "recording", amin, amed, bmin, bmed,
+      bmin - amin, bmed - amed);
+}
+
 void PassThroughTable(const Opts& o, const emulate::TscCalibration& cal) {
   ResetForTesting();
   ConfigureWithCalibration(Settings{}, cal);
@@ -246,53 +303,8 @@ void PassThroughTable(const Opts& o, const emulate::TscCalibration& cal) {
     d.null_ops = null_ops;
     Env native = Setup(d, false);
     Env shim = Setup(d, true);
-    ibv_sge sge{0x1000, 64, 1};
-    ibv_send_wr wr{};
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_RDMA_WRITE;
-    auto post = [&](Env& e) {
-      return [&] {
-        ibv_send_wr* bad = nullptr;
-        ibv_post_send(e.qp, &wr, &bad);
-      };
-    };
-    ibv_wc wc[16];
-    auto poll = [&](Env& e) { return [&] { ibv_poll_cq(e.cq, 16, wc); }; };
-    auto wrapi = [&](Env& e) {
-      return [&] {
-        ibv_wr_start(e.qpx);
-        ibv_wr_rdma_write(e.qpx, 1, 0x2000);
-        ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
-        ibv_wr_complete(e.qpx);
-      };
-    };
-    struct Row {
-      const char* name;
-      std::vector<double> native, shim;
-    };
-    std::vector<Row> rows = {
-        {"ibv_post_send (1 WR)", {}, {}},
-        {"ibv_poll_cq (empty CQ)", {}, {}},
-        {"ibv_wr_start+rdma_write+set_sge+complete (4 calls)", {}, {}}};
-    for (int r = 0; r < reps; ++r) {
-      rows[0].native.push_back(NsPerCall(cal, n, post(native)));
-      rows[0].shim.push_back(NsPerCall(cal, n, post(shim)));
-      rows[1].native.push_back(NsPerCall(cal, n, poll(native)));
-      rows[1].shim.push_back(NsPerCall(cal, n, poll(shim)));
-      rows[2].native.push_back(NsPerCall(cal, n, wrapi(native)));
-      rows[2].shim.push_back(NsPerCall(cal, n, wrapi(shim)));
-    }
-    for (Row& row : rows) {
-      std::vector<double> a = row.native, b = row.shim;
-      const double amin = *std::min_element(a.begin(), a.end());
-      const double bmin = *std::min_element(b.begin(), b.end());
-      const double amed = Percentile(a, 0.5), bmed = Percentile(b, 0.5);
-      std::printf(
-          "| %s | %s | %.2f / %.2f ns | %.2f / %.2f ns | %+.2f / %+.2f ns "
-          "|\n",
-          row.name, null_ops ? "null" : "recording", amin, amed, bmin, bmed,
-          bmin - amin, bmed - amed);
+    for (const PassRow& row : MeasurePassThrough(native, shim, n, reps, cal)) {
+      PrintPassRow(row, null_ops);
     }
     Teardown(shim, true);
   }
