@@ -159,6 +159,26 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
   q->sq_mu.unlock();
   return rc;
 }
+// mlx5_send_wr_complete_error: the batch is rolled back, the send-queue
+// lock released, and the post fails.
+int FakeWrCompleteError(ibv_qp_ex* qpx) {
+  FakeQp* q = Qp(qpx);
+  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return EINVAL;
+  q->ctx->owner->complete_errors.fetch_add(1);
+  q->batch.clear();
+  q->sq_mu.unlock();
+  return EINVAL;
+}
+
+// What mlx5 does to wr_complete on a state change (only when non-NULL).
+void ApplyPersonality(FakeQp* q, ibv_qp_state state) {
+  if (q->ctx->owner->personality != Personality::kMlx5) return;
+  ibv_qp_ex& x = q->qpx;
+  if (x.wr_complete == nullptr) return;
+  if (state == IBV_QPS_RESET) x.wr_complete = FakeWrCompleteError;
+  if (state == IBV_QPS_RTS) x.wr_complete = FakeWrComplete;
+}
+
 void FakeWrAbort(ibv_qp_ex* qpx) {
   FakeQp* q = Qp(qpx);
   q->batch.clear();
@@ -241,6 +261,7 @@ ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
     x.wr_set_ud_addr = FakeWrSetUdAddr;
     // wr_bind_mw, wr_local_inv, wr_send_inv, wr_send_tso, wr_set_xrc_srqn
     // stay NULL, as for a provider without them: the shim must skip them.
+    ApplyPersonality(q.get(), IBV_QPS_RESET);  // mlx5: created in RESET
   }
   ibv_qp* raw = &q->qpx.qp_base;
   std::lock_guard<std::mutex> lock(d->mu);
@@ -309,7 +330,10 @@ ibv_qp* FakeCreateQp(ibv_pd* pd, ibv_qp_init_attr* a) {
 
 int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   FakeQp* q = Qp(qp);
-  if ((mask & IBV_QP_STATE) != 0) qp->state = attr->qp_state;
+  if ((mask & IBV_QP_STATE) != 0) {
+    qp->state = attr->qp_state;
+    ApplyPersonality(q, attr->qp_state);
+  }
   q->attr = *attr;
   q->attr_mask_seen |= mask;
   return 0;

@@ -20,6 +20,19 @@ namespace verbsemu::shim::internal {
 
 class FakeDevice;
 
+// How the fake provider treats its ibv_qp_ex slots after creation.
+enum class Personality {
+  // Slots set once at creation (rxe, and most providers in rdma-core v44).
+  kPlain,
+  // As mlx5 in rdma-core v44 (providers/mlx5/verbs.c set_qp_operational_state
+  // and providers/mlx5/qp.c mlx5_qp_fill_wr_complete_{error,real}): at
+  // creation and on every move to RESET the provider writes its error
+  // variant into wr_complete (roll back, unlock, EINVAL); on every move to
+  // RTS it writes the real one. Each write happens only if the slot is
+  // non-NULL, so a wrapper the shim installed is overwritten.
+  kMlx5,
+};
+
 struct FakeContext {
   verbs_context vctx;  // first: ibv_context* -> verbs_get_ctx -> this
   FakeDevice* owner;
@@ -80,6 +93,7 @@ class FakeDevice {
   // Data-path calls return at once (success, nothing recorded): isolates the
   // shim's own cost in the pass-through benchmark.
   std::atomic<bool> null_ops{false};
+  Personality personality = Personality::kPlain;
   uint8_t active_speed = 32;  // EDR
   uint8_t active_width = 2;   // 4x -> 100 Gbit/s
   ibv_mtu active_mtu = IBV_MTU_1024;
@@ -94,6 +108,7 @@ class FakeDevice {
   std::atomic<uint64_t> recv_calls{0};
   std::atomic<uint64_t> notify_calls{0};
   std::atomic<uint64_t> create_cq_ex_calls{0};
+  std::atomic<uint64_t> complete_errors{0};  // mlx5's error variant ran
   std::atomic<uint64_t> ud_datagrams{0};
   std::atomic<uint64_t> ud_bytes{0};
   std::atomic<int> open_contexts{0};

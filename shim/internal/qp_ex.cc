@@ -80,9 +80,16 @@ void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
   q->provider.wr_set_inline_data_list(qpx, num_buf, buf_list);
 }
 
+int WrComplete(ibv_qp_ex* qpx);
+
 void WrStart(ibv_qp_ex* qpx) {
   QpState* q = E().qps.Find(&qpx->qp_base);
   if (q == nullptr) return;
+  // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
+  // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
+  if (qpx->wr_complete != WrComplete) {
+    WrapQpEx(qpx, &q->provider, Real().rdma_core_version);
+  }
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
   ResetBatch(q);
   ThreadCache* c = Cache();

@@ -190,6 +190,12 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
     }
     rtr = (attr_mask & IBV_QP_STATE) != 0 && attr.qp_state == IBV_QPS_RTR;
   }
+  // Providers may rewrite ibv_qp_ex slots on a state change (mlx5 installs
+  // its real wr_complete at RTS and its error variant at RESET): wrap what
+  // they installed, so the shim always calls the provider's current function.
+  if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
+    WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version);
+  }
   if (rtr) AttachLink(q);
 }
 

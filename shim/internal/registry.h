@@ -19,7 +19,8 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops);
 // A QP the shim did not see being created (e.g. through a privately loaded
 // libibverbs): learnt on first post.
 QpState* AdoptQp(ibv_qp* qp);
-// After a successful ibv_modify_qp: port, address vector, link at RTR.
+// After a successful ibv_modify_qp: port, address vector, link at RTR, and
+// the ibv_qp_ex slots wrapped again after a state change.
 void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask);
 void RetireQp(ibv_qp* qp);
 // `verbs_calls` false: libibverbs itself is tearing the device down, so the

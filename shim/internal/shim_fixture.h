@@ -1,0 +1,118 @@
+// The fixture of the shim's fake-device tests: a fresh engine per test over
+// the fake device's RealVerbs, helpers to configure, make QPs and post.
+#ifndef VERBSEMU_SHIM_INTERNAL_SHIM_FIXTURE_H_
+#define VERBSEMU_SHIM_INTERNAL_SHIM_FIXTURE_H_
+
+#include <gtest/gtest.h>
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "emulate/config.h"
+#include "emulate/tsc.h"
+#include "shim/internal/engine.h"
+#include "shim/internal/fake_device.h"
+#include "shim/internal/fake_qp.h"
+#include "shim/internal/real_verbs.h"
+
+namespace verbsemu::shim::internal {
+
+inline const emulate::TscCalibration& Cal() {
+  static const emulate::TscCalibration cal = emulate::CalibrateTsc(2'000'000);
+  return cal;
+}
+
+class ShimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
+    ResetForTesting();
+    Configure(emulate::Config{});
+  }
+  void TearDown() override { ResetForTesting(); }
+
+  void Configure(const Settings& s) { ConfigureWithCalibration(s, Cal()); }
+  void Configure(const emulate::Config& c) {
+    Settings s;
+    s.engine = c;
+    Configure(s);
+  }
+
+  ibv_context* Open(FakeDevice& d) {
+    ibv_context* ctx = OpenDevice(d.device());
+    EXPECT_NE(ctx, nullptr);
+    return ctx;
+  }
+
+  using Res = FakeQpEnv;
+
+  Res MakeQp(FakeDevice& d, bool wr_api, bool connect = true) {
+    Res r = MakeFakeQp(d, {.wr_api = wr_api, .connect = connect});
+    EXPECT_NE(r.qp, nullptr);
+    return r;
+  }
+
+  static void Connect(ibv_qp* qp) { ASSERT_TRUE(ConnectFakeQp(qp)); }
+
+  void ConfigureLatency(double ns) {
+    emulate::Config c;
+    c.latency_ns = ns;
+    Configure(c);
+  }
+  void ConfigureBandwidth(const char* target, double latency_ns = 0,
+                          emulate::BwMode mode = emulate::BwMode::kPad,
+                          double link_bits_per_s = 0) {
+    emulate::Config c;
+    c.bandwidth = *emulate::ParseBandwidth(target);
+    c.latency_ns = latency_ns;
+    c.bw_mode = mode;
+    c.link_bits_per_s = link_bits_per_s;
+    Configure(c);
+  }
+
+  static QpCounters Counters(const ibv_qp* qp) {
+    QpCounters c;
+    EXPECT_TRUE(GetQpCounters(qp, &c));
+    return c;
+  }
+};
+
+// A chain of `n` WRs with one SGE each, of `bytes` each.
+struct Chain {
+  Chain(int n, uint32_t bytes, ibv_wr_opcode op = IBV_WR_RDMA_WRITE)
+      : wrs(n), sges(n) {
+    for (int i = 0; i < n; ++i) {
+      sges[i].addr = 0x1000;
+      sges[i].length = bytes;
+      sges[i].lkey = 1;
+      wrs[i].wr_id = 100 + i;
+      wrs[i].sg_list = &sges[i];
+      wrs[i].num_sge = 1;
+      wrs[i].opcode = op;
+      wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+    }
+  }
+  ibv_send_wr* head() { return wrs.data(); }
+  std::vector<ibv_send_wr> wrs;
+  std::vector<ibv_sge> sges;
+};
+
+// Posts the whole chain through the (patched) inline ibv_post_send.
+inline int Post(ibv_qp* qp, Chain& chain) {
+  ibv_send_wr* bad = nullptr;
+  return ibv_post_send(qp, chain.head(), &bad);
+}
+
+// Posts with the device failing WR `fail_at`; returns the bad_wr reported.
+inline ibv_send_wr* PostFailingAt(FakeDevice& d, ibv_qp* qp, Chain& chain,
+                                  int fail_at) {
+  d.fail_post_at = fail_at;
+  ibv_send_wr* bad = nullptr;
+  EXPECT_EQ(ibv_post_send(qp, chain.head(), &bad), ENOMEM);
+  return bad;
+}
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_SHIM_FIXTURE_H_
