@@ -116,6 +116,15 @@ void ClearThreadCaches(bool forget_qps) {
   }
 }
 
+bool ThreadCachesReference(const QpStats* stats) {
+  CacheRegistry& r = Caches();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (auto& c : r.caches) {
+    if (c->stats.load(std::memory_order_acquire) == stats) return true;
+  }
+  return false;
+}
+
 void LockThreadCaches() { Caches().mu.lock(); }
 void UnlockThreadCaches() { Caches().mu.unlock(); }
 

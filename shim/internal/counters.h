@@ -76,7 +76,8 @@ inline void Account(ThreadCache* c, QpStats* stats, uint64_t wrs,
                     uint64_t bytes, uint64_t delay) {
   if (c->stats.load(std::memory_order_relaxed) != stats) {
     FoldThreadCache(c);
-    c->stats.store(stats, std::memory_order_relaxed);
+    // Release: a reclaimer that sees the new pointer sees the fold's adds.
+    c->stats.store(stats, std::memory_order_release);
   }
   const auto bump = [](std::atomic<uint64_t>& a, uint64_t x) {
     a.store(a.load(std::memory_order_relaxed) + x, std::memory_order_relaxed);
@@ -86,6 +87,10 @@ inline void Account(ThreadCache* c, QpStats* stats, uint64_t wrs,
   bump(c->bytes, bytes);
   if (delay != 0) bump(c->delay_ticks, delay);
 }
+
+// True when some thread's cache still names `stats` (its QP's state must
+// stay allocated until no cache does).
+bool ThreadCachesReference(const QpStats* stats);
 
 // Fork and tests: zero every cache; with `forget_qps`, detach them too.
 void ClearThreadCaches(bool forget_qps);

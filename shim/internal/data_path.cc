@@ -24,6 +24,12 @@ struct NanoSleep {
   }
 };
 
+// LOCAL_INV and BIND_MW carry no data: their sg_list and num_sge may be
+// left unset, so they must not be read.
+bool OpcodeHasSgList(ibv_wr_opcode op) {
+  return op != IBV_WR_LOCAL_INV && op != IBV_WR_BIND_MW;
+}
+
 bool OpcodePads(ibv_wr_opcode op) {
   switch (op) {
     case IBV_WR_RDMA_READ:
@@ -46,7 +52,9 @@ __attribute__((always_inline)) inline ChainInfo ScanChain(
   ChainInfo info;
   for (; wr != nullptr && wr != stop; wr = wr->next) {
     uint64_t b = 0;
-    for (int i = 0; i < wr->num_sge; ++i) b += wr->sg_list[i].length;
+    if (OpcodeHasSgList(wr->opcode)) {
+      for (int i = 0; i < wr->num_sge; ++i) b += wr->sg_list[i].length;
+    }
     ++info.wrs;
     info.bytes += b;
     if (OpcodePads(wr->opcode)) info.pad_bytes += b;

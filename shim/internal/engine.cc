@@ -140,8 +140,9 @@ int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
 
 int DestroyQp(ibv_qp* qp) {
   if (Real().destroy_qp == nullptr) return ENOSYS;
+  std::unique_ptr<QpState> q = DetachQp(qp);
   const int rc = Real().destroy_qp(qp);
-  if (rc == 0) RetireQp(qp);
+  FinishDestroy(std::move(q), rc == 0);
   return rc;
 }
 
@@ -186,6 +187,7 @@ void AtForkChild() {
   std::lock_guard<std::mutex> lock(e.mu);
   ClearThreadCaches(/*forget_qps=*/false);
   e.retired.clear();
+  e.folded.clear();
   for (auto& [key, q] : e.qp_owner) q->stats.Reset();
   ResetStatsLocked();
 }
@@ -214,6 +216,16 @@ size_t LiveQpCount() {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   return e.qp_owner.size();
+}
+
+}  // namespace verbsemu::shim::internal
+
+namespace verbsemu::shim::internal {
+
+size_t RetainedQpStateCount() {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  return e.graveyard.size() + e.retired.size();
 }
 
 }  // namespace verbsemu::shim::internal

@@ -55,6 +55,9 @@ void ResetForTesting();
 bool GetQpCounters(const ibv_qp* qp, QpCounters* out);
 bool IsContextPatched(const ibv_context* context);
 size_t LiveQpCount();
+// QP states kept after their QP was destroyed (the report's last records
+// and states a thread cache still names): bounded under churn.
+size_t RetainedQpStateCount();
 
 }  // namespace verbsemu::shim::internal
 

@@ -54,8 +54,11 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       *bad_wr = w;
       return ENOMEM;
     }
+    // As a provider does, it reads no sg_list for opcodes without data.
+    const bool data =
+        w->opcode != IBV_WR_LOCAL_INV && w->opcode != IBV_WR_BIND_MW;
     uint64_t bytes = 0;
-    for (int s = 0; s < w->num_sge; ++s) bytes += w->sg_list[s].length;
+    for (int s = 0; data && s < w->num_sge; ++s) bytes += w->sg_list[s].length;
     total += bytes;
     if (qp->qp_type == IBV_QPT_UD) {
       d->ud_datagrams.fetch_add(1, std::memory_order_relaxed);
@@ -350,6 +353,9 @@ int FakeQueryQp(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
 int FakeDestroyQp(ibv_qp* qp) {
   FakeQp* q = Qp(qp);
   if (q->destroyed) return EINVAL;
+  FakeDevice* d = q->ctx->owner;
+  if (d->on_destroy_qp) d->on_destroy_qp(qp);
+  if (d->fail_destroy_qp.load()) return EBUSY;
   q->destroyed = true;
   q->ctx->owner->live_qps.fetch_sub(1);
   return 0;

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -89,6 +90,10 @@ class FakeDevice {
   // post_send fails at this WR index of a chain (-1: never), with ENOMEM.
   std::atomic<int> fail_post_at{-1};
   std::atomic<bool> fail_complete{false};
+  // destroy_qp refuses (EBUSY), as a provider does for a QP still in use.
+  std::atomic<bool> fail_destroy_qp{false};
+  // Runs inside destroy_qp, before the QP goes (tests look at the shim then).
+  std::function<void(ibv_qp*)> on_destroy_qp;
   std::atomic<bool> record_posts{true};
   // Data-path calls return at once (success, nothing recorded): isolates the
   // shim's own cost in the pass-through benchmark.

@@ -1,6 +1,8 @@
 // Fixed-capacity open-addressing map from object pointers to shim state,
 // with lock-free lookups for the data path. Writers (create/destroy, rare)
-// serialize on an external mutex. Values are owned elsewhere; a value must
+// serialize on an external mutex; tombstones are reclaimed (at the end of a
+// probe run, or by a rebuild that readers detect with a version counter), so
+// churn never degrades lookups. Values are owned elsewhere; a value must
 // stay alive while a reader may hold it, which the verbs object lifetime
 // rules guarantee (an application may not use a QP or context concurrently
 // with destroying it).
@@ -11,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace verbsemu::shim::internal {
 
@@ -22,14 +26,15 @@ class PtrMap {
         shift_(64 - capacity_log2),
         slots_(std::make_unique<Slot[]>(mask_ + 1)) {}
 
+  // Lock-free; retries while the writer rebuilds the table (a seqlock).
   V* Find(const void* key) const {
-    const uintptr_t k = reinterpret_cast<uintptr_t>(key);
-    for (size_t i = Hash(k), n = 0; n <= mask_; i = (i + 1) & mask_, ++n) {
-      const uintptr_t s = slots_[i].key.load(std::memory_order_acquire);
-      if (s == k) return slots_[i].value.load(std::memory_order_relaxed);
-      if (s == kEmpty) return nullptr;
+    for (;;) {
+      const uint64_t before = version_.load(std::memory_order_acquire);
+      if ((before & 1) != 0) continue;  // a rebuild is under way
+      V* found = Probe(reinterpret_cast<uintptr_t>(key));
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if (version_.load(std::memory_order_relaxed) == before) return found;
     }
-    return nullptr;
   }
 
   // Caller holds the writer lock and has checked that `key` is absent.
@@ -41,6 +46,7 @@ class PtrMap {
         slots_[i].value.store(value, std::memory_order_relaxed);
         slots_[i].key.store(k, std::memory_order_release);
         ++size_;
+        if (s == kTombstone) --tombstones_;
         return true;
       }
     }
@@ -55,6 +61,9 @@ class PtrMap {
       if (s == k) {
         slots_[i].key.store(kTombstone, std::memory_order_release);
         --size_;
+        ++tombstones_;
+        ReclaimTombstonesBefore((i + 1) & mask_);
+        if (tombstones_ > (mask_ + 1) / 4) Rebuild();
         return;
       }
       if (s == kEmpty) return;
@@ -67,9 +76,11 @@ class PtrMap {
       slots_[i].key.store(kEmpty, std::memory_order_relaxed);
     }
     size_ = 0;
+    tombstones_ = 0;
   }
 
   size_t size() const { return size_; }
+  size_t tombstones() const { return tombstones_; }
   size_t capacity() const { return mask_ + 1; }
 
  private:
@@ -80,6 +91,60 @@ class PtrMap {
     std::atomic<V*> value{nullptr};
   };
 
+  V* Probe(uintptr_t k) const {
+    for (size_t i = Hash(k), n = 0; n <= mask_; i = (i + 1) & mask_, ++n) {
+      const uintptr_t s = slots_[i].key.load(std::memory_order_acquire);
+      if (s == k) return slots_[i].value.load(std::memory_order_relaxed);
+      if (s == kEmpty) return nullptr;
+    }
+    return nullptr;
+  }
+
+  // Re-inserts every live key into a table without tombstones. Readers that
+  // overlap it see the version change and look again.
+  void Rebuild() {
+    std::vector<std::pair<uintptr_t, V*>> live;
+    live.reserve(size_);
+    for (size_t i = 0; i <= mask_; ++i) {
+      const uintptr_t s = slots_[i].key.load(std::memory_order_relaxed);
+      if (s != kEmpty && s != kTombstone) {
+        live.emplace_back(s, slots_[i].value.load(std::memory_order_relaxed));
+      }
+    }
+    version_.store(version_.load(std::memory_order_relaxed) + 1,
+                   std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    for (size_t i = 0; i <= mask_; ++i) {
+      slots_[i].key.store(kEmpty, std::memory_order_relaxed);
+    }
+    for (const auto& [k, v] : live) {
+      size_t i = Hash(k);
+      while (slots_[i].key.load(std::memory_order_relaxed) != kEmpty) {
+        i = (i + 1) & mask_;
+      }
+      slots_[i].value.store(v, std::memory_order_relaxed);
+      slots_[i].key.store(k, std::memory_order_relaxed);
+    }
+    tombstones_ = 0;
+    version_.store(version_.load(std::memory_order_relaxed) + 1,
+                   std::memory_order_release);
+  }
+
+  // Tombstones directly before an empty slot end no probe for a present key
+  // (keys sit before the first empty slot of their probe path), so they can
+  // become empty again, also under concurrent readers. Without this an
+  // rdma_cm server's connection churn would fill the map with tombstones
+  // and every miss would scan it whole.
+  void ReclaimTombstonesBefore(size_t next) {
+    if (slots_[next].key.load(std::memory_order_relaxed) != kEmpty) return;
+    for (size_t i = (next - 1) & mask_;
+         slots_[i].key.load(std::memory_order_relaxed) == kTombstone;
+         i = (i - 1) & mask_) {
+      slots_[i].key.store(kEmpty, std::memory_order_release);
+      --tombstones_;
+    }
+  }
+
   size_t Hash(uintptr_t k) const {
     return static_cast<size_t>(((k >> 4) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
@@ -88,6 +153,8 @@ class PtrMap {
   unsigned shift_;
   std::unique_ptr<Slot[]> slots_;
   size_t size_ = 0;
+  size_t tombstones_ = 0;
+  std::atomic<uint64_t> version_{0};  // odd while Rebuild runs
 };
 
 }  // namespace verbsemu::shim::internal

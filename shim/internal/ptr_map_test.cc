@@ -68,5 +68,24 @@ TEST(PtrMapTest, ReadersSeeStableEntriesWhileWriterChurns) {
   EXPECT_EQ(errors.load(), 0);
 }
 
+TEST(PtrMapTest, ChurnDoesNotAccumulateTombstones) {
+  PtrMap<int> map(8);  // 256 slots
+  std::vector<int> stable(32), churn(4096);
+  for (auto& x : stable) ASSERT_TRUE(map.Insert(&x, &x));
+  for (int round = 0; round < 20; ++round) {
+    for (size_t i = 0; i < churn.size(); i += 64) {
+      for (size_t j = i; j < i + 64; ++j)
+        ASSERT_TRUE(map.Insert(&churn[j], &churn[j]));
+      for (size_t j = i; j < i + 64; ++j) map.Erase(&churn[j]);
+    }
+  }
+  for (auto& x : stable) EXPECT_EQ(map.Find(&x), &x);
+  EXPECT_EQ(map.size(), stable.size());
+  EXPECT_LE(map.tombstones(), map.capacity() / 4);
+  for (auto& x : stable) map.Erase(&x);
+  EXPECT_EQ(map.size(), 0u);
+  EXPECT_EQ(map.tombstones(), 0u);
+}
+
 }  // namespace
 }  // namespace verbsemu::shim::internal

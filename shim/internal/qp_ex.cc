@@ -16,6 +16,17 @@ QpState* FindQpx(ibv_qp_ex* qpx) {
   return E().qps.Find(&qpx->qp_base);
 }
 
+// The provider's functions for a QP whose state is gone (being destroyed):
+// batch control must still reach the provider, which holds its send-queue
+// lock from wr_start to wr_complete or wr_abort.
+const QpExSlots* Fallback(ibv_qp_ex* qpx) {
+  const ContextState* c = E().contexts.Find(qpx->qp_base.context);
+  if (c == nullptr || !c->has_qp_ex_fallback.load(std::memory_order_acquire)) {
+    return nullptr;
+  }
+  return &c->qp_ex_fallback;
+}
+
 void BeginOp(QpState* q, bool pads) {
   ++q->batch_wrs;
   q->batch_op_pads = pads;
@@ -84,7 +95,10 @@ int WrComplete(ibv_qp_ex* qpx);
 
 void WrStart(ibv_qp_ex* qpx) {
   QpState* q = E().qps.Find(&qpx->qp_base);
-  if (q == nullptr) return;
+  if (q == nullptr) {
+    if (const QpExSlots* f = Fallback(qpx)) f->wr_start(qpx);
+    return;
+  }
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
   // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
   if (qpx->wr_complete != WrComplete) {
@@ -102,7 +116,10 @@ int WrComplete(ibv_qp_ex* qpx) {
   const bool emulating = e.emulating;
   uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
   QpState* q = FindQpx(qpx);
-  if (q == nullptr) return EINVAL;
+  if (q == nullptr) {
+    const QpExSlots* f = Fallback(qpx);
+    return f != nullptr ? f->wr_complete(qpx) : EINVAL;
+  }
   ThreadCache* tc = Cache();
   tc->wr_qpx = nullptr;
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
@@ -127,7 +144,10 @@ int WrComplete(ibv_qp_ex* qpx) {
 
 void WrAbort(ibv_qp_ex* qpx) {
   QpState* q = FindQpx(qpx);
-  if (q == nullptr) return;
+  if (q == nullptr) {
+    if (const QpExSlots* f = Fallback(qpx)) f->wr_abort(qpx);
+    return;
+  }
   if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;
   ResetBatch(q);
   q->provider.wr_abort(qpx);

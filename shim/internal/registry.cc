@@ -76,21 +76,51 @@ void PatchOps(ContextState* c) {
   if (c->create_cq_ex) c->vctx->create_cq_ex = CreateCqExHook;
 }
 
-// Caller holds e.mu.
-void RetireQpLocked(QpState* q, bool verbs_calls) {
+// Takes `q` out of the lookup map and the owner table. Caller holds e.mu.
+std::unique_ptr<QpState> DetachQpLocked(QpState* q) {
+  Engine& e = E();
+  e.qps.Erase(q->qp);
+  auto it = e.qp_owner.find(q->qp);
+  std::unique_ptr<QpState> owned = std::move(it->second);
+  e.qp_owner.erase(it);
+  return owned;
+}
+
+void FoldIntoDevice(Engine& e, const QpRecord& r) {
+  for (FoldedQps& f : e.folded) {
+    if (f.device == r.device) {
+      ++f.qps;
+      f.c += r.c;
+      return;
+    }
+  }
+  e.folded.push_back({r.device, 1, r.c});
+}
+
+// Frees retired QP state that no thread cache names any more.
+void ReclaimGraveyardLocked(Engine& e) {
+  std::erase_if(e.graveyard, [](const std::unique_ptr<QpState>& q) {
+    return !ThreadCachesReference(&q->stats);
+  });
+}
+
+// Records a detached QP for the report and lets its state go. `verbs_calls`
+// false: the device is being torn down by libibverbs itself, so the shim's
+// objects are forgotten, not destroyed. Caller holds e.mu.
+void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
   Engine& e = E();
   e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
+  if (e.retired.size() > kKeptRetiredQps) {
+    FoldIntoDevice(e, e.retired.front());
+    e.retired.pop_front();
+  }
   {
     std::lock_guard<std::mutex> lock(q->mu);
     if (!verbs_calls) (void)q->pad_ah.release();
     q->pad_ah.reset();
   }
-  e.qps.Erase(q->qp);
-  // Thread caches may still name this QP until their owners switch QPs, so
-  // its memory stays (small, bounded by the QPs ever created).
-  auto it = e.qp_owner.find(q->qp);
-  e.graveyard.push_back(std::move(it->second));
-  e.qp_owner.erase(it);
+  e.graveyard.push_back(std::move(q));
+  ReclaimGraveyardLocked(e);
 }
 
 }  // namespace
@@ -144,6 +174,10 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops) {
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
     if (q->qpx) WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version);
+    if (q->qpx && !c->has_qp_ex_fallback.load(std::memory_order_relaxed)) {
+      c->qp_ex_fallback = q->provider;
+      c->has_qp_ex_fallback.store(true, std::memory_order_release);
+    }
   }
   QpState* raw = q.get();
   if (!e.qps.Insert(qp, raw)) {
@@ -199,10 +233,25 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   if (rtr) AttachLink(q);
 }
 
-void RetireQp(ibv_qp* qp) {
+std::unique_ptr<QpState> DetachQp(ibv_qp* qp) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
-  if (QpState* q = e.qps.Find(qp)) RetireQpLocked(q, /*verbs_calls=*/true);
+  QpState* q = e.qps.Find(qp);
+  return q != nullptr ? DetachQpLocked(q) : nullptr;
+}
+
+void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed) {
+  if (q == nullptr) return;
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  // Still alive (the provider refused), and not adopted again meanwhile:
+  // it goes back as it was.
+  if (!destroyed && e.qps.Find(q->qp) == nullptr &&
+      e.qps.Insert(q->qp, q.get())) {
+    e.qp_owner.emplace(q->qp, std::move(q));
+    return;
+  }
+  RetireDetachedLocked(std::move(q), /*verbs_calls=*/true);
 }
 
 void TeardownContext(ibv_context* ctx, bool verbs_calls) {
@@ -214,7 +263,7 @@ void TeardownContext(ibv_context* ctx, bool verbs_calls) {
   for (auto& [key, q] : e.qp_owner) {
     if (q->ctx == c) mine.push_back(q.get());
   }
-  for (QpState* q : mine) RetireQpLocked(q, verbs_calls);
+  for (QpState* q : mine) RetireDetachedLocked(DetachQpLocked(q), verbs_calls);
   for (auto& link : c->links) {
     if (link && link->pad && !verbs_calls) link->pad->Abandon();
     link.reset();
@@ -238,6 +287,7 @@ void ForgetAllLocked() {
   e.graveyard.clear();
   e.ctx_owner.clear();
   e.retired.clear();
+  e.folded.clear();
   e.devices_seen.clear();
 }
 

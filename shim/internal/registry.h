@@ -6,6 +6,8 @@
 
 #include <infiniband/verbs.h>
 
+#include <memory>
+
 namespace verbsemu::shim::internal {
 
 struct ContextState;
@@ -22,7 +24,11 @@ QpState* AdoptQp(ibv_qp* qp);
 // After a successful ibv_modify_qp: port, address vector, link at RTR, and
 // the ibv_qp_ex slots wrapped again after a state change.
 void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask);
-void RetireQp(ibv_qp* qp);
+// ibv_destroy_qp in two steps: the shim forgets the QP before the provider
+// destroys it (a QP created at the same address meanwhile starts fresh),
+// then records it, or puts it back if the provider refused.
+std::unique_ptr<QpState> DetachQp(ibv_qp* qp);
+void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed);
 // `verbs_calls` false: libibverbs itself is tearing the device down, so the
 // shim's objects are forgotten, not destroyed.
 void TeardownContext(ibv_context* ctx, bool verbs_calls);

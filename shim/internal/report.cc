@@ -99,7 +99,7 @@ std::string ReportText() {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   EnsureCalibratedLocked();
-  std::vector<QpRecord> all = e.retired;
+  std::vector<QpRecord> all(e.retired.begin(), e.retired.end());
   for (auto& [key, q] : e.qp_owner) {
     all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
   }
@@ -114,6 +114,13 @@ std::string ReportText() {
       ++n;
       sum += r.c;
       qp_lines += QpLine(r, e.cal);
+    }
+    for (const FoldedQps& f : e.folded) {
+      if (f.device != dev) continue;
+      n += static_cast<int>(f.qps);
+      sum += f.c;
+      qp_lines += "  (" + std::to_string(f.qps) +
+                  " earlier destroyed QPs counted in the device line)\n";
     }
     total += sum;
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines;

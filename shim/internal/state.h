@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,6 +47,11 @@ struct ContextState {
   std::mutex mu;  // links
   std::array<std::unique_ptr<PortLink>, kMaxPorts> links;
   Counter cqs;
+  // The provider's ibv_qp_ex functions of this context's first wrapped QP:
+  // wr_start/wr_complete/wr_abort fall back to them when a QP's own state
+  // is gone, so the provider's send-queue lock is always taken and released.
+  std::atomic<bool> has_qp_ex_fallback{false};
+  QpExSlots qp_ex_fallback;
 };
 
 struct QpState {
@@ -80,13 +86,25 @@ struct QpRecord {
   QpCounters c;
 };
 
+// Destroyed QPs beyond the last kKeptRetiredQps, summed per device, so that
+// connection churn keeps memory and the report bounded.
+constexpr size_t kKeptRetiredQps = 64;
+struct FoldedQps {
+  std::string device;
+  uint64_t qps = 0;
+  QpCounters c;
+};
+
 struct Engine {
   std::mutex mu;  // writers of the maps below
   PtrMap<ContextState> contexts{8};
   PtrMap<QpState> qps{15};
   std::unordered_map<const void*, std::unique_ptr<ContextState>> ctx_owner;
   std::unordered_map<const void*, std::unique_ptr<QpState>> qp_owner;
-  std::vector<QpRecord> retired;
+  std::deque<QpRecord> retired;   // the last kKeptRetiredQps
+  std::vector<FoldedQps> folded;  // the ones before, per device
+  // Retired QPs whose counters a thread cache may still name; freed once
+  // none does.
   std::vector<std::unique_ptr<QpState>> graveyard;
   std::vector<std::string> devices_seen;
   bool report_signal_warned = false;
