@@ -64,64 +64,83 @@ struct Opts {
 };
 
 // ------------------------------------------------------------ 1. latency
-void LatencyTable(const Opts& o, const emulate::TscCalibration& cal,
-                  bool wr_api) {
+// Delay from the application's call to the device's post, in ns, for `n`
+// posts after 100 warm-up posts.
+std::vector<double> MeasureDelays(Env& e, FakeDevice& d, size_t n, bool wr_api,
+                                  const emulate::TscCalibration& cal) {
+  std::vector<double> delays;
+  delays.reserve(n);
+  ibv_sge sge{0x1000, 64, 1};
+  ibv_send_wr wr{};
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  for (size_t i = 0; i < n + 100; ++i) {
+    uint64_t t0;
+    if (wr_api) {
+      ibv_wr_start(e.qpx);
+      ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+      ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+      t0 = ReadTsc();
+      ibv_wr_complete(e.qpx);
+    } else {
+      ibv_send_wr* bad = nullptr;
+      t0 = ReadTsc();
+      ibv_post_send(e.qp, &wr, &bad);
+    }
+    const uint64_t t1 = d.last_post_tsc.load(std::memory_order_relaxed);
+    if (i >= 100) delays.push_back(cal.TicksToNs(t1 - t0));
+  }
+  return delays;
+}
+
+void LatencyRow(const Opts& o, const emulate::TscCalibration& cal, bool wr_api,
+                Personality personality, double target) {
+  emulate::Config c;
+  c.latency_ns = target;
+  ResetForTesting();
+  ConfigureWithCalibration(EngineOnly(c), cal);
+  FakeDevice d("bench0");
+  d.record_posts = false;
+  d.personality = personality;
+  Env e = Setup(d, true);
+  const double budget_ns = o.quick ? 0.3e9 : 1.0e9;
+  size_t n = static_cast<size_t>(budget_ns / (target + 300));
+  n = std::clamp<size_t>(n, o.quick ? 2000 : 5000, o.quick ? 20000 : 50000);
+  const std::vector<double> err = MeasureDelays(e, d, n, wr_api, cal);
+  std::vector<double> v = err;
+  const double p50 = Percentile(v, 0.5), p99 = Percentile(v, 0.99),
+               p999 = Percentile(v, 0.999);
+  const double mx = *std::max_element(err.begin(), err.end());
+  auto pct = [&](double x) { return 100.0 * (x - target) / target; };
   std::printf(
-      "\n### Injected delay vs target (%s, %s samples per target)\n\n",
+      "| %s | %.1f ns | %.1f ns | %.1f ns | %.0f ns | %+.2f | %+.2f | "
+      "%+.2f |%s\n",
+      units::FormatNs(target).c_str(), p50, p99, p999, mx, pct(p50), pct(p99),
+      pct(p999),
+      d.complete_errors.load() != 0 ? " provider's error wr_complete ran!"
+                                    : "");
+  Teardown(e, true);
+}
+
+void LatencyTable(const Opts& o, const emulate::TscCalibration& cal,
+                  bool wr_api, Personality personality) {
+  std::printf(
+      "\n### Injected delay vs target (%s, %s provider, %s samples per "
+      "target)\n\n",
       wr_api ? "ibv_wr_start/wr_send/wr_set_sge/wr_complete, delay measured "
                "from the wr_complete call"
              : "ibv_post_send, 1 WR",
+      personality == Personality::kMlx5
+          ? "mlx5-like (wr_complete rewritten at RESET and RTS)"
+          : "plain",
       o.quick ? "2k-20k" : "5k-50k");
   std::printf(
       "| target | median | p99 | p99.9 | max | median err %% | p99 err %% | "
       "p99.9 err %% |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  const double targets[] = {100,  200,   500,   1000,  2000,
-                            5000, 10000, 20000, 50000, 100000};
-  for (double target : targets) {
-    emulate::Config c;
-    c.latency_ns = target;
-    ResetForTesting();
-    ConfigureWithCalibration(EngineOnly(c), cal);
-    FakeDevice d("bench0");
-    d.record_posts = false;
-    Env e = Setup(d, true);
-    const double budget_ns = o.quick ? 0.3e9 : 1.0e9;
-    size_t n = static_cast<size_t>(budget_ns / (target + 300));
-    n = std::clamp<size_t>(n, o.quick ? 2000 : 5000, o.quick ? 20000 : 50000);
-    std::vector<double> err;
-    err.reserve(n);
-    ibv_sge sge{0x1000, 64, 1};
-    ibv_send_wr wr{};
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_RDMA_WRITE;
-    for (size_t i = 0; i < n + 100; ++i) {
-      uint64_t t0;
-      if (wr_api) {
-        ibv_wr_start(e.qpx);
-        ibv_wr_rdma_write(e.qpx, 1, 0x2000);
-        ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
-        t0 = ReadTsc();
-        ibv_wr_complete(e.qpx);
-      } else {
-        ibv_send_wr* bad = nullptr;
-        t0 = ReadTsc();
-        ibv_post_send(e.qp, &wr, &bad);
-      }
-      const uint64_t t1 = d.last_post_tsc.load(std::memory_order_relaxed);
-      if (i >= 100) err.push_back(cal.TicksToNs(t1 - t0));  // skip warm-up
-    }
-    std::vector<double> v = err;
-    const double p50 = Percentile(v, 0.5), p99 = Percentile(v, 0.99),
-                 p999 = Percentile(v, 0.999);
-    const double mx = *std::max_element(err.begin(), err.end());
-    auto pct = [&](double x) { return 100.0 * (x - target) / target; };
-    std::printf(
-        "| %s | %.1f ns | %.1f ns | %.1f ns | %.0f ns | %+.2f | %+.2f | "
-        "%+.2f |\n",
-        units::FormatNs(target).c_str(), p50, p99, p999, mx, pct(p50), pct(p99),
-        pct(p999));
-    Teardown(e, true);
+  for (double target : {100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0, 10000.0,
+                        20000.0, 50000.0, 100000.0}) {
+    LatencyRow(o, cal, wr_api, personality, target);
   }
 }
 
@@ -271,45 +290,64 @@ std::vector<PassRow> MeasurePassThrough(Env& native, Env& shim, size_t n,
   return rows;
 }
 
-void PrintPassRow(const PassRow& row, bool null_ops) {
+void PrintPassRow(const PassRow& row, const char* settings, bool null_ops) {
   std::vector<double> a = row.native, b = row.shim;
   const double amin = *std::min_element(a.begin(), a.end());
   const double bmin = *std::min_element(b.begin(), b.end());
   const double amed = Percentile(a, 0.5), bmed = Percentile(b, 0.5);
   std::printf(
-      "| %s | %s | %.2f / %.2f ns | %.2f / %.2f ns | %+.2f / %+.2f ns |\n",
-      row.name, null_ops ? "null" : "recording", amin, amed, bmin, bmed,
-      bmin - amin, bmed - amed);
+      "| %s | %s | %s | %.2f / %.2f ns | %.2f / %.2f ns | %+.2f / %+.2f ns "
+      "|\n",
+      row.name, settings, null_ops ? "null" : "recording", amin, amed, bmin,
+      bmed, bmin - amin, bmed - amed);
+}
+
+struct PassSettings {
+  const char* name;
+  Settings settings;
+};
+
+// No knob: nothing is patched. Latency 1 ns: the posting calls are wrapped
+// and the wait ends at once, so the cost is the shim's own work. Report:
+// every wrapper installed and every call counted.
+std::vector<PassSettings> PassThroughSettings() {
+  std::vector<PassSettings> all(3);
+  all[0].name = "no knob";
+  all[1].name = "latency only (1 ns)";
+  all[1].settings.engine.latency_ns = 1;
+  all[2].name = "report on";
+  all[2].settings.report = "stderr";
+  return all;
 }
 
 void PassThroughTable(const Opts& o, const emulate::TscCalibration& cal) {
-  ResetForTesting();
-  ConfigureWithCalibration(Settings{}, cal);
   const size_t n = o.quick ? 200000 : 1000000;
   const int reps = o.quick ? 5 : 11;
   std::printf(
-      "\n### Pass-through cost, emulation off (%zu calls x %d interleaved "
+      "\n### Pass-through cost (%zu calls x %d interleaved "
       "repetitions, min / median of the repetitions)\n\n"
       "`null device`: the device's data-path functions return at once, so "
       "the difference is the shim alone. `recording device`: the fake "
       "records each post under a per-QP mutex, like a provider.\n\n",
       n, reps);
   std::printf(
-      "| call | device | direct | through shim | shim cost |\n"
-      "|---|---|---:|---:|---:|\n");
-  for (bool null_ops : {true, false}) {
-    FakeDevice d("bench0");
-    d.record_posts = false;
-    d.null_ops = null_ops;
-    Env native = Setup(d, false);
-    Env shim = Setup(d, true);
-    for (const PassRow& row : MeasurePassThrough(native, shim, n, reps, cal)) {
-      PrintPassRow(row, null_ops);
+      "| call | settings | device | direct | through shim | shim cost |\n"
+      "|---|---|---|---:|---:|---:|\n");
+  for (const PassSettings& p : PassThroughSettings()) {
+    for (bool null_ops : {true, false}) {
+      ResetForTesting();
+      ConfigureWithCalibration(p.settings, cal);
+      FakeDevice d("bench0");
+      d.record_posts = false;
+      d.null_ops = null_ops;
+      Env native = Setup(d, false);
+      Env shim = Setup(d, true);
+      for (const PassRow& r : MeasurePassThrough(native, shim, n, reps, cal)) {
+        PrintPassRow(r, p.name, null_ops);
+      }
+      Teardown(shim, true);
     }
-    Teardown(shim, true);
   }
-  std::printf("\nThe shim's own report for this run:\n\n```\n%s```\n",
-              ReportText().c_str());
 }
 
 }  // namespace
@@ -350,8 +388,10 @@ int main(int argc, char** argv) {
       cal.ticks_per_ns, cal.TicksToNs(cal.spin_fixed_cost_ticks),
       cpu >= 0 ? ", pinned" : "");
   if (!o.passthrough_only) {
-    LatencyTable(o, cal, /*wr_api=*/false);
-    LatencyTable(o, cal, /*wr_api=*/true);
+    LatencyTable(o, cal, /*wr_api=*/false, Personality::kPlain);
+    LatencyTable(o, cal, /*wr_api=*/true, Personality::kPlain);
+    LatencyTable(o, cal, /*wr_api=*/false, Personality::kMlx5);
+    LatencyTable(o, cal, /*wr_api=*/true, Personality::kMlx5);
     PacingTable(o, cal);
     PaddingTable(cal);
   }

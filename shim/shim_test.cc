@@ -86,6 +86,7 @@ TEST_F(ShimTest, SmallVerbsContextIsNotReadBeyondSz) {
 
 TEST_F(ShimTest, DeviceFilterLeavesOtherDevicesAlone) {
   Settings c;
+  c.engine.latency_ns = 1000;
   c.devices = {"fake1"};
   Configure(c);
   FakeDevice d0("fake0"), d1("fake1");
@@ -93,6 +94,54 @@ TEST_F(ShimTest, DeviceFilterLeavesOtherDevicesAlone) {
   ibv_context* c1 = Open(d1);
   EXPECT_FALSE(IsContextPatched(c0));
   EXPECT_TRUE(IsContextPatched(c1));
+}
+
+// With no knob and no report the shim touches nothing: the context keeps
+// every provider function and the shim has no state for it.
+TEST_F(ShimTest, NoKnobNoReportPatchesNothing) {
+  Configure(Settings{});
+  FakeDevice d("fake0");
+  ibv_context* raw = Real().open_device(d.device());
+  const ibv_context_ops provider = raw->ops;
+  ResetForTesting();
+  Res r = MakeQp(d, true);
+  EXPECT_FALSE(IsContextPatched(r.ctx));
+  EXPECT_EQ(r.ctx->ops.post_send, provider.post_send);
+  EXPECT_EQ(r.ctx->ops.poll_cq, provider.poll_cq);
+  EXPECT_EQ(r.ctx->ops.post_recv, provider.post_recv);
+  EXPECT_EQ(LiveQpCount(), 0u);
+  Chain ch(1, 64);
+  ASSERT_EQ(Post(r.qp, ch), 0);
+  EXPECT_EQ(d.Posts().size(), 1u);
+}
+
+// Latency alone wraps the posting calls and batch control, nothing else.
+TEST_F(ShimTest, LatencyAloneWrapsOnlyThePostingCalls) {
+  Settings s;
+  s.engine.latency_ns = 1000;
+  Configure(s);
+  FakeDevice d("fake0");
+  ibv_context* raw = Real().open_device(d.device());
+  const ibv_context_ops provider = raw->ops;
+  Res r = MakeQp(d, true);
+  EXPECT_TRUE(IsContextPatched(r.ctx));
+  EXPECT_NE(r.ctx->ops.post_send, provider.post_send);
+  EXPECT_EQ(r.ctx->ops.poll_cq, provider.poll_cq);
+  EXPECT_EQ(r.ctx->ops.post_recv, provider.post_recv);
+  EXPECT_EQ(r.ctx->ops.req_notify_cq, provider.req_notify_cq);
+  FakeQpEnv native = MakeFakeQp(d, {.through_shim = false, .wr_api = true});
+  EXPECT_NE(r.qpx->wr_complete, native.qpx->wr_complete);
+  EXPECT_NE(r.qpx->wr_start, native.qpx->wr_start);
+  EXPECT_EQ(r.qpx->wr_send, native.qpx->wr_send);
+  EXPECT_EQ(r.qpx->wr_set_sge, native.qpx->wr_set_sge);
+  EXPECT_EQ(r.qpx->wr_rdma_write, native.qpx->wr_rdma_write);
+  const uint64_t t0 = emulate::ReadTsc();
+  ibv_wr_start(r.qpx);
+  ibv_wr_send(r.qpx);
+  ibv_wr_set_sge(r.qpx, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
+  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+            Cal().NsToTicks(1000));
 }
 
 std::string ReadWholeFile(const std::string& path) {

@@ -62,8 +62,8 @@ __attribute__((always_inline)) inline ChainInfo ScanChain(
   return info;
 }
 
-// Passes a post straight to the provider's op saved in the context: for QPs
-// the shim does not know and for receive-side posts.
+// Passes a post straight to the provider's op saved in the context (a QP
+// the shim does not know).
 template <auto Op, class Object, class Wr>
 int ForwardToProvider(Object* obj, Wr* wr, Wr** bad_wr) {
   ContextState* c = E().contexts.Find(obj->context);
@@ -143,14 +143,6 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   return rc;
 }
 
-int PostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  return ForwardToProvider<&ContextState::post_recv>(qp, wr, bad_wr);
-}
-
-int PostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  return ForwardToProvider<&ContextState::post_srq_recv>(srq, wr, bad_wr);
-}
-
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   if ((++tl_polls & kSampleMask) != 0) {
     ContextState* c = E().contexts.Find(cq->context);
@@ -167,12 +159,6 @@ int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
                                                  : 0);
   e.poll_ovh_samples.Add(1);
   return c->poll_cq(cq, num_entries, wc);
-}
-
-int ReqNotifyCq(ibv_cq* cq, int solicited_only) {
-  ContextState* c = E().contexts.Find(cq->context);
-  if (c == nullptr) return EINVAL;
-  return c->req_notify_cq(cq, solicited_only);
 }
 
 }  // namespace verbsemu::shim::internal

@@ -23,10 +23,7 @@ void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
                         uint64_t t2);
 
 int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
-int PostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
-int PostSrqRecv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
-int ReqNotifyCq(ibv_cq* cq, int solicited_only);
 
 }  // namespace verbsemu::shim::internal
 

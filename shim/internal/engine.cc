@@ -48,6 +48,7 @@ void ConfigureWithCalibration(const Settings& settings,
   e.emulating = settings.engine.emulating();
   e.pace = settings.engine.pacing();
   e.pad = settings.engine.padding();
+  e.wrap = Wrapping::For(settings);
   e.cal = cal;
   e.calibrated = true;
   e.delay = emulate::DelayModel(cal.NsToTicks(settings.engine.latency_ns),
@@ -65,6 +66,7 @@ void Configure(const Settings& settings, const std::string& error) {
     e.config_error = error;
     e.patching = false;
     e.emulating = false;
+    e.wrap = Wrapping{};
     Warn(error + "; running without emulation");
     return;
   }

@@ -102,7 +102,7 @@ void WrStart(ibv_qp_ex* qpx) {
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
   // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
   if (qpx->wr_complete != WrComplete) {
-    WrapQpEx(qpx, &q->provider, Real().rdma_core_version);
+    WrapQpEx(qpx, &q->provider, Real().rdma_core_version, E().wrap.bytes);
   }
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
   ResetBatch(q);
@@ -155,15 +155,16 @@ void WrAbort(ibv_qp_ex* qpx) {
 
 }  // namespace
 
-void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version) {
-#define VERBSEMU_WRAP(slot, wrapper, since)                   \
-  if (rdma_core_version >= (since) && qpx->slot != nullptr && \
-      qpx->slot != (wrapper)) {                               \
-    provider->slot = qpx->slot;                               \
-    qpx->slot = (wrapper);                                    \
+void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
+              bool count_bytes) {
+#define VERBSEMU_WRAP(slot, wrapper, since, counts)                          \
+  if ((count_bytes || !(counts)) && rdma_core_version >= (since) &&          \
+      qpx->slot != nullptr && qpx->slot != (wrapper)) {                      \
+    provider->slot = qpx->slot;                                              \
+    qpx->slot = (wrapper);                                                   \
   }
 #define VERBSEMU_WRAP_OP(slot, carries_data, since, params, args) \
-  VERBSEMU_WRAP(slot, slot##_wrapper, since)
+  VERBSEMU_WRAP(slot, slot##_wrapper, since, true)
   VERBSEMU_QP_EX_OPS(VERBSEMU_WRAP_OP)
   VERBSEMU_QP_EX_CALLS(VERBSEMU_WRAP)
 #undef VERBSEMU_WRAP_OP

@@ -41,15 +41,17 @@
      (qpx, rkey, addr, data))
 
 // Batch control and data setters, each with a hand-written wrapper:
-// CALL(slot, wrapper, rdma_core_since).
-#define VERBSEMU_QP_EX_CALLS(CALL)                      \
-  CALL(wr_set_inline_data, WrSetInlineData, 0)          \
-  CALL(wr_set_inline_data_list, WrSetInlineDataList, 0) \
-  CALL(wr_set_sge, WrSetSge, 0)                         \
-  CALL(wr_set_sge_list, WrSetSgeList, 0)                \
-  CALL(wr_start, WrStart, 0)                            \
-  CALL(wr_complete, WrComplete, 0)                      \
-  CALL(wr_abort, WrAbort, 0)
+// CALL(slot, wrapper, rdma_core_since, counts). `counts`: the wrapper only
+// counts bytes, so it is installed only when something needs the count
+// (bandwidth emulation, the report); like the OP wrappers.
+#define VERBSEMU_QP_EX_CALLS(CALL)                            \
+  CALL(wr_set_inline_data, WrSetInlineData, 0, true)          \
+  CALL(wr_set_inline_data_list, WrSetInlineDataList, 0, true) \
+  CALL(wr_set_sge, WrSetSge, 0, true)                         \
+  CALL(wr_set_sge_list, WrSetSgeList, 0, true)                \
+  CALL(wr_start, WrStart, 0, false)                           \
+  CALL(wr_complete, WrComplete, 0, false)                     \
+  CALL(wr_abort, WrAbort, 0, false)
 
 namespace verbsemu::shim::internal {
 
@@ -57,7 +59,7 @@ namespace verbsemu::shim::internal {
 struct QpExSlots {
 #define VERBSEMU_OP_FIELD(slot, carries_data, since, params, args) \
   decltype(ibv_qp_ex::slot) slot = nullptr;  // NOLINT
-#define VERBSEMU_CALL_FIELD(slot, wrapper, since) \
+#define VERBSEMU_CALL_FIELD(slot, wrapper, since, counts) \
   decltype(ibv_qp_ex::slot) slot = nullptr;  // NOLINT
   VERBSEMU_QP_EX_OPS(VERBSEMU_OP_FIELD)
   VERBSEMU_QP_EX_CALLS(VERBSEMU_CALL_FIELD)
@@ -68,8 +70,11 @@ struct QpExSlots {
 // For every non-NULL slot that rdma-core `version` has and that does not
 // hold the shim's wrapper: saves the provider's function into `provider`
 // and installs the wrapper. Idempotent, so running it again after a
-// provider rewrote some slots wraps exactly those again.
-void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version);
+// provider rewrote some slots wraps exactly those again. Without
+// `count_bytes` only batch control (wr_start, wr_complete, wr_abort) is
+// wrapped: opcodes and setters go straight to the provider.
+void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
+              bool count_bytes);
 // Puts the provider's functions back.
 void UnwrapQpEx(ibv_qp_ex* qpx, const QpExSlots& provider);
 

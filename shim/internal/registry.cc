@@ -52,10 +52,7 @@ ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
 void SaveOps(ContextState* c) {
   const ibv_context_ops& ops = c->ctx->ops;
   c->post_send = ops.post_send;
-  c->post_recv = ops.post_recv;
-  c->post_srq_recv = ops.post_srq_recv;
   c->poll_cq = ops.poll_cq;
-  c->req_notify_cq = ops.req_notify_cq;
   if (HasVctxField(c->vctx, offsetof(verbs_context, create_qp_ex))) {
     c->create_qp_ex = c->vctx->create_qp_ex;
   }
@@ -64,16 +61,15 @@ void SaveOps(ContextState* c) {
   }
 }
 
-// Installs the wrappers over every op the provider has.
-void PatchOps(ContextState* c) {
+// Installs the wrappers the settings need over the ops the provider has.
+// Receive-side posts and CQ arming are never wrapped: nothing is emulated
+// there, so they stay the provider's own functions.
+void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
-  if (c->post_send) ops.post_send = PostSend;
-  if (c->post_recv) ops.post_recv = PostRecv;
-  if (c->post_srq_recv) ops.post_srq_recv = PostSrqRecv;
-  if (c->poll_cq) ops.poll_cq = PollCq;
-  if (c->req_notify_cq) ops.req_notify_cq = ReqNotifyCq;
-  if (c->create_qp_ex) c->vctx->create_qp_ex = CreateQpExHook;
-  if (c->create_cq_ex) c->vctx->create_cq_ex = CreateCqExHook;
+  if (c->post_send && wrap.posts) ops.post_send = PostSend;
+  if (c->poll_cq && wrap.polls) ops.poll_cq = PollCq;
+  if (c->create_qp_ex && wrap.posts) c->vctx->create_qp_ex = CreateQpExHook;
+  if (c->create_cq_ex && wrap.polls) c->vctx->create_cq_ex = CreateCqExHook;
 }
 
 // Takes `q` out of the lookup map and the owner table. Caller holds e.mu.
@@ -138,7 +134,7 @@ void EnsureCalibratedLocked() {
 
 ContextState* RegisterContext(ibv_context* ctx) {
   Engine& e = E();
-  if (ctx == nullptr || !e.patching) return nullptr;
+  if (ctx == nullptr || !e.patching || !e.wrap.posts) return nullptr;
   std::lock_guard<std::mutex> lock(e.mu);
   if (ContextState* existing = e.contexts.Find(ctx)) return existing;
   EnsureCalibratedLocked();
@@ -158,7 +154,7 @@ ContextState* RegisterContext(ibv_context* ctx) {
   if (!e.contexts.Insert(ctx, raw)) return nullptr;
   e.ctx_owner.emplace(ctx, std::move(c));
   // Published in the map first, then patched: the wrappers find their state.
-  PatchOps(raw);
+  PatchOps(raw, e.wrap);
   return raw;
 }
 
@@ -173,7 +169,9 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops) {
   q->type = qp->qp_type;
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
-    if (q->qpx) WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version);
+    if (q->qpx) {
+      WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, e.wrap.bytes);
+    }
     if (q->qpx && !c->has_qp_ex_fallback.load(std::memory_order_relaxed)) {
       c->qp_ex_fallback = q->provider;
       c->has_qp_ex_fallback.store(true, std::memory_order_release);
@@ -228,7 +226,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   // its real wr_complete at RTS and its error variant at RESET): wrap what
   // they installed, so the shim always calls the provider's current function.
   if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
-    WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version);
+    WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, E().wrap.bytes);
   }
   if (rtr) AttachLink(q);
 }

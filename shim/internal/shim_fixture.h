@@ -33,9 +33,12 @@ class ShimTest : public ::testing::Test {
   void TearDown() override { ResetForTesting(); }
 
   void Configure(const Settings& s) { ConfigureWithCalibration(s, Cal()); }
+  // The engine's settings, with a report destination so that everything
+  // is wrapped and counted (nothing writes the report unless a test asks).
   void Configure(const emulate::Config& c) {
     Settings s;
     s.engine = c;
+    s.report = "stderr";
     Configure(s);
   }
 

@@ -33,15 +33,25 @@ namespace verbsemu::shim::internal {
 constexpr int kMaxPorts = 8;
 constexpr uint64_t kSampleMask = 63;  // measure overhead on 1 call in 64
 
+// What the settings need wrapped; everything else stays the provider's.
+struct Wrapping {
+  bool posts = false;  // send-side posts: latency, bandwidth or the report
+  bool bytes = false;  // ibv_wr_* opcodes and setters: bandwidth or report
+  bool polls = false;  // poll_cq, create_cq_ex: the report's counts only
+
+  static Wrapping For(const Settings& s) {
+    const bool report = !s.report.empty();
+    return {s.engine.emulating() || report,
+            s.engine.bandwidth.enabled() || report, report};
+  }
+};
+
 struct ContextState {
   ibv_context* ctx = nullptr;
   verbs_context* vctx = nullptr;
   std::string device;
   decltype(ibv_context_ops::post_send) post_send = nullptr;
-  decltype(ibv_context_ops::post_recv) post_recv = nullptr;
-  decltype(ibv_context_ops::post_srq_recv) post_srq_recv = nullptr;
   decltype(ibv_context_ops::poll_cq) poll_cq = nullptr;
-  decltype(ibv_context_ops::req_notify_cq) req_notify_cq = nullptr;
   decltype(verbs_context::create_qp_ex) create_qp_ex = nullptr;
   decltype(verbs_context::create_cq_ex) create_cq_ex = nullptr;
   std::mutex mu;  // links
@@ -114,6 +124,7 @@ struct Engine {
   bool patching = true;    // false: invalid configuration, pure pass-through
   bool emulating = false;  // latency or bandwidth emulation active
   bool pace = false, pad = false;
+  Wrapping wrap;
   emulate::TscCalibration cal;
   bool calibrated = false;
   emulate::DelayModel delay;
