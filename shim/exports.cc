@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 #include <pthread.h>
 
+#include "shim/internal/direct_verbs.h"
 #include "shim/internal/engine.h"
 
 namespace engine = verbsemu::shim::internal;
@@ -43,6 +44,11 @@ VERBSEMU_EXPORT int ibv_destroy_cq(ibv_cq* cq) { return engine::DestroyCq(cq); }
 VERBSEMU_EXPORT int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq,
                                      void** cq_context) {
   return engine::GetCqEvent(channel, cq, cq_context);
+}
+
+// libmlx5's direct-verbs gate (MLX5_1.8 in libverbsemu.lds).
+VERBSEMU_EXPORT bool mlx5dv_is_supported(ibv_device* device) {
+  return engine::Mlx5dvIsSupported(device);
 }
 
 // Private libibverbs entry points (driver.h), reached by libibverbs' own PLT

@@ -5,16 +5,18 @@
 set -u
 lib=$1
 launcher=$2
+probe=$3
 passed=0 failed=0
 ok() { echo "PASS $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }
 
-exports=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $NF != "IBVERBS_1.1" && $NF !~ /^_(end|edata|_bss_start)$/ {print $(NF-1), $NF}' | sort)
+exports=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $NF != "IBVERBS_1.1" && $NF != "MLX5_1.8" && $NF !~ /^_(end|edata|_bss_start)$/ {print $(NF-1), $NF}' | sort)
 expected=$(printf '%s\n' \
   "IBVERBS_1.1 ibv_close_device" "IBVERBS_1.1 ibv_create_cq" "IBVERBS_1.1 ibv_create_qp" \
   "IBVERBS_1.1 ibv_destroy_cq" "IBVERBS_1.1 ibv_destroy_qp" "IBVERBS_1.1 ibv_get_cq_event" \
   "IBVERBS_1.1 ibv_modify_qp" "IBVERBS_1.1 ibv_open_device" \
-  "Base verbs_open_device" "Base verbs_uninit_context" | sort)
+  "Base verbs_open_device" "Base verbs_uninit_context" \
+  "MLX5_1.8 mlx5dv_is_supported" | sort)
 if [ "$exports" = "$expected" ]; then ok "export map"; else bad "export map: got [$exports]"; fi
 
 if objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*"' | grep -q " _Z"; then
@@ -59,6 +61,15 @@ if echo "$out" | grep -q "^-x LD_PRELOAD=/" && echo "$out" | grep -q "^-x VERBSE
   ok "launcher env --format mpirun"
 else
   bad "launcher env: [$out]"
+fi
+
+# The shim answers libmlx5's gate for an emulated device (libmlx5 would
+# not know this fake one): direct verbs off by default.
+out=$(LD_PRELOAD="$(readlink -f "$lib")" VERBSEMU_LATENCY=1us "$probe" --fake mlx5_7 2>&1)
+if [ "$out" = "mlx5_7 mlx5dv_is_supported=false" ]; then
+  ok "mlx5dv_is_supported answers false for an emulated device"
+else
+  bad "mlx5dv_is_supported under the shim: [$out]"
 fi
 
 echo "$passed passed, $failed failed"

@@ -1,6 +1,5 @@
 #include "shim/knobs.h"
 
-#include <array>
 #include <csignal>
 #include <cstdio>
 
@@ -93,7 +92,14 @@ bool ApplyReportSignal(std::string_view t, Settings* s, std::string*) {
   return true;
 }
 
-constexpr std::array<Knob, 8> kKnobs = {{
+bool ApplyDirectVerbs(std::string_view t, Settings* s, std::string*) {
+  if (t != "off" && t != "allow") return false;
+  s->allow_direct_verbs = t == "allow";
+  return true;
+}
+
+// The size follows the rows: no row can be left value-initialized.
+constexpr Knob kKnobs[] = {
     {"VERBSEMU_LATENCY", "--latency", "D",
      "a duration up to 1s such as 2us, 1500ns, 0.5ms, 0", "0",
      "one-way latency added to every send-side post (calibrated spin)",
@@ -121,7 +127,13 @@ constexpr std::array<Knob, 8> kKnobs = {{
     {"VERBSEMU_LINK_BANDWIDTH", "--link-bandwidth", "R",
      "a rate such as 100Gbit/s, 5GiB/s", "port speed x width",
      "the real link's rate, when the port cannot tell it", ApplyLinkBandwidth},
-}};
+    {"VERBSEMU_DIRECT_VERBS", "--direct-verbs", "off|allow", "off or allow",
+     "off",
+     "off: emulated devices answer mlx5dv_is_supported() with false, so UCX "
+     "and NCCL post through the verbs the shim emulates; allow: direct "
+     "verbs stay, unemulated (the report warns)",
+     ApplyDirectVerbs},
+};
 
 }  // namespace
 

@@ -24,6 +24,7 @@ struct Settings {
   std::vector<std::string> devices;  // empty: every device
   std::string report;                // "", "stderr", or a file path
   int report_signal = 0;             // SIGUSR1/SIGUSR2: report on request
+  bool allow_direct_verbs = false;   // mlx5dv stays available (unemulated)
 
   bool EmulatesDevice(std::string_view name) const;
 };

@@ -25,6 +25,8 @@ uint64_t MeasureTscReadCost() {
 
 void ResetStatsLocked() {
   Engine& e = E();
+  e.direct_verbs_refused.Reset();
+  e.direct_verbs_allowed.Reset();
   e.poll_calls_sampled.Reset();
   e.poll_ovh_ticks.Reset();
   e.poll_ovh_samples.Reset();
@@ -201,6 +203,7 @@ void ResetForTesting() {
   ResetStatsLocked();
   e.warned_rate = false;
   e.warned_pad = false;
+  e.warned_direct_verbs = false;
 }
 
 bool GetQpCounters(const ibv_qp* qp, QpCounters* out) {

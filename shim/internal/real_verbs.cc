@@ -17,12 +17,13 @@ RealVerbs g_table;
 std::atomic<bool> g_complete{false};
 std::atomic<bool> g_fake{false};
 
-void* Lookup(const char* name, const char* version) {
+void* Lookup(const char* name, const char* version,
+             const char* library = "libibverbs.so.1") {
   void* p = version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
   if (p != nullptr) return p;
-  // libibverbs loaded privately (RTLD_LOCAL) by the application's stack:
+  // The library loaded privately (RTLD_LOCAL) by the application's stack:
   // RTLD_NEXT cannot see it, its handle can.
-  void* handle = dlopen("libibverbs.so.1", RTLD_NOLOAD | RTLD_LAZY);
+  void* handle = dlopen(library, RTLD_NOLOAD | RTLD_LAZY);
   if (handle == nullptr) return nullptr;
   p = version ? dlvsym(handle, name, version) : dlsym(handle, name);
   dlclose(handle);  // NOLOAD handle: only drops the reference we just took
@@ -84,6 +85,18 @@ const RealVerbs& Real() {
     if (Complete(g_table)) g_complete.store(true, std::memory_order_release);
   }
   return g_table;
+}
+
+Mlx5dvIsSupportedFn RealMlx5dvIsSupported() {
+  static std::atomic<Mlx5dvIsSupportedFn> found{nullptr};
+  if (g_fake.load(std::memory_order_acquire)) return g_table.mlx5dv_is_supported;
+  Mlx5dvIsSupportedFn fn = found.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Mlx5dvIsSupportedFn>(
+        Lookup("mlx5dv_is_supported", "MLX5_1.8", "libmlx5.so.1"));
+    found.store(fn, std::memory_order_release);
+  }
+  return fn;
 }
 
 void SetRealVerbsForTesting(const RealVerbs& fake) {

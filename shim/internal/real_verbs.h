@@ -31,6 +31,8 @@ struct RealVerbs {
   // Private, unversioned in the shim (their version node follows the PABI).
   ibv_context* (*verbs_open_device)(ibv_device*, void*) = nullptr;
   void (*verbs_uninit_context)(verbs_context*) = nullptr;
+  // libmlx5's direct-verbs gate (MLX5_1.8); found once libmlx5 is loaded.
+  bool (*mlx5dv_is_supported)(ibv_device*) = nullptr;
   // rdma-core release of the running libibverbs (e.g. 44), 0 if unknown.
   int rdma_core_version = 0;
 };
@@ -38,6 +40,11 @@ struct RealVerbs {
 // The resolved table. Resolution is retried until every mandatory entry is
 // found; missing entries stay nullptr and callers must check.
 const RealVerbs& Real();
+
+// libmlx5's mlx5dv_is_supported, looked up on each call until libmlx5 is
+// loaded (stacks such as NCCL dlopen it late); nullptr until then.
+using Mlx5dvIsSupportedFn = bool (*)(ibv_device*);
+Mlx5dvIsSupportedFn RealMlx5dvIsSupported();
 
 // Replaces the table (tests and benchmarks with a fake device).
 void SetRealVerbsForTesting(const RealVerbs& fake);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emulate/units.h"
+#include "shim/internal/direct_verbs.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
@@ -125,7 +126,7 @@ std::string ReportText() {
     total += sum;
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines;
   }
-  return out + OverheadLine(e, total);
+  return out + DirectVerbsReportLine() + OverheadLine(e, total);
 }
 
 void WriteReport() {

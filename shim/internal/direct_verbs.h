@@ -1,0 +1,24 @@
+// Direct verbs (mlx5dv, DEVX) post without any verbs call, so the shim
+// cannot emulate what goes through them. By default an emulated device
+// answers libmlx5's gate, mlx5dv_is_supported(), with false: UCX (every
+// version since 1.9) then falls back from rc_mlx5/dc_mlx5/ud_mlx5 to
+// rc_verbs/ud_verbs, and NCCL turns off its mlx5dv-only paths.
+// VERBSEMU_DIRECT_VERBS=allow keeps them, and the report says that traffic
+// is not emulated.
+#ifndef VERBSEMU_SHIM_INTERNAL_DIRECT_VERBS_H_
+#define VERBSEMU_SHIM_INTERNAL_DIRECT_VERBS_H_
+
+#include <infiniband/verbs.h>
+
+#include <string>
+
+namespace verbsemu::shim::internal {
+
+bool Mlx5dvIsSupported(ibv_device* device);
+
+// The report's line about direct verbs; empty when nobody asked.
+std::string DirectVerbsReportLine();
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_DIRECT_VERBS_H_
