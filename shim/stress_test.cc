@@ -115,7 +115,9 @@ TEST_P(StressTest, NoWrLostDuplicatedOrReordered) {
   }
   ASSERT_EQ(next.size(), static_cast<size_t>(kThreads * kQpsPerThread));
   for (const auto& [key, count] : next) EXPECT_EQ(count, kWrsPerQp) << key;
-  if (GetParam().config.padding()) EXPECT_GT(d.ud_datagrams.load(), 0u);
+  if (GetParam().config.padding()) {
+    EXPECT_GT(d.ud_datagrams.load(), 0u);
+  }
   for (const auto& per_thread : completions) {
     for (uint64_t c : per_thread) EXPECT_EQ(c, kWrsPerQp);
   }

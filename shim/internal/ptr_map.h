@@ -31,9 +31,10 @@ class PtrMap {
     for (;;) {
       const uint64_t before = version_.load(std::memory_order_acquire);
       if ((before & 1) != 0) continue;  // a rebuild is under way
+      // Probe's loads are acquire: the check below cannot move before them,
+      // and a slot the rebuild changed carries the odd version with it.
       V* found = Probe(reinterpret_cast<uintptr_t>(key));
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if (version_.load(std::memory_order_relaxed) == before) return found;
+      if (version_.load(std::memory_order_acquire) == before) return found;
     }
   }
 
@@ -94,7 +95,7 @@ class PtrMap {
   V* Probe(uintptr_t k) const {
     for (size_t i = Hash(k), n = 0; n <= mask_; i = (i + 1) & mask_, ++n) {
       const uintptr_t s = slots_[i].key.load(std::memory_order_acquire);
-      if (s == k) return slots_[i].value.load(std::memory_order_relaxed);
+      if (s == k) return slots_[i].value.load(std::memory_order_acquire);
       if (s == kEmpty) return nullptr;
     }
     return nullptr;
@@ -111,19 +112,20 @@ class PtrMap {
         live.emplace_back(s, slots_[i].value.load(std::memory_order_relaxed));
       }
     }
+    // Every slot store below is a release after the odd version: a reader
+    // that sees any of them sees the odd version too, and looks again.
     version_.store(version_.load(std::memory_order_relaxed) + 1,
                    std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
     for (size_t i = 0; i <= mask_; ++i) {
-      slots_[i].key.store(kEmpty, std::memory_order_relaxed);
+      slots_[i].key.store(kEmpty, std::memory_order_release);
     }
     for (const auto& [k, v] : live) {
       size_t i = Hash(k);
       while (slots_[i].key.load(std::memory_order_relaxed) != kEmpty) {
         i = (i + 1) & mask_;
       }
-      slots_[i].value.store(v, std::memory_order_relaxed);
-      slots_[i].key.store(k, std::memory_order_relaxed);
+      slots_[i].value.store(v, std::memory_order_release);
+      slots_[i].key.store(k, std::memory_order_release);
     }
     tombstones_ = 0;
     version_.store(version_.load(std::memory_order_relaxed) + 1,
