@@ -33,8 +33,11 @@ class DelayModel {
 
   bool enabled() const { return target_ticks_ != 0; }
   uint64_t target_ticks() const { return target_ticks_; }
-  // Deadline for a post that entered the shim at `start`.
-  uint64_t Deadline(uint64_t start) const { return start + effective_ticks_; }
+  // Deadline for a post that entered the shim at `start` and crosses the
+  // link `legs` times before it completes (2 for a read: request, response).
+  uint64_t Deadline(uint64_t start, uint64_t legs = 1) const {
+    return start + effective_ticks_ + (legs - 1) * target_ticks_;
+  }
 
  private:
   uint64_t target_ticks_ = 0;

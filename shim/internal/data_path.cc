@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include <algorithm>
+
 #include "shim/internal/pad_sender.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/registry.h"
@@ -30,36 +32,18 @@ bool OpcodeHasSgList(ibv_wr_opcode op) {
   return op != IBV_WR_LOCAL_INV && op != IBV_WR_BIND_MW;
 }
 
-bool OpcodePads(ibv_wr_opcode op) {
-  switch (op) {
-    case IBV_WR_RDMA_READ:
-    case IBV_WR_ATOMIC_CMP_AND_SWP:
-    case IBV_WR_ATOMIC_FETCH_AND_ADD:
-    case IBV_WR_LOCAL_INV:
-    case IBV_WR_BIND_MW:
-      return false;
-    default:
-      return true;
-  }
-}
-
-struct ChainInfo {
-  uint64_t wrs = 0, bytes = 0, pad_bytes = 0;
-};
-
-__attribute__((always_inline)) inline ChainInfo ScanChain(
+__attribute__((always_inline)) inline PostShape ScanChain(
     const ibv_send_wr* wr, const ibv_send_wr* stop) {
-  ChainInfo info;
+  PostShape shape;
   for (; wr != nullptr && wr != stop; wr = wr->next) {
-    uint64_t b = 0;
+    shape.Begin(FlowOf(wr->opcode));
     if (OpcodeHasSgList(wr->opcode)) {
-      for (int i = 0; i < wr->num_sge; ++i) b += wr->sg_list[i].length;
+      for (int i = 0; i < wr->num_sge; ++i) {
+        shape.AddBytes(wr->sg_list[i].length);
+      }
     }
-    ++info.wrs;
-    info.bytes += b;
-    if (OpcodePads(wr->opcode)) info.pad_bytes += b;
   }
-  return info;
+  return shape;
 }
 
 // Passes a post straight to the provider's op saved in the context (a QP
@@ -85,21 +69,26 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 
 }  // namespace
 
-uint64_t EmulateBeforePost(QpState* q, uint64_t t0, uint64_t bytes,
-                           uint64_t pad_bytes) {
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
   Engine& e = E();
   uint64_t release = t0;
   PortLink* link = q->link.load(std::memory_order_acquire);
   if (link != nullptr) {
-    if (e.pace && link->pacer) {
-      release = link->pacer->Reserve(t0, bytes);
-    } else if (e.pad && pad_bytes > 0) {
-      SendPadding(q, link, pad_bytes);
+    if (e.pace && link->pacer_out && shape.out_bytes > 0) {
+      release = link->pacer_out->Reserve(t0, shape.out_bytes);
+    } else if (e.pad && shape.out_bytes > 0) {
+      SendPadding(q, link, shape.out_bytes);
+    }
+    // Responses come back on the other direction, which padding from this
+    // side cannot fill: reads are paced on the inbound link in both modes.
+    if (link->pacer_in && shape.in_bytes > 0) {
+      release = std::max(release, link->pacer_in->Reserve(t0, shape.in_bytes));
     }
   }
   if (!e.delay.enabled() && release == t0) return 0;
   const uint64_t deadline =
-      e.delay.enabled() ? e.delay.Deadline(release) : release;
+      e.delay.enabled() ? e.delay.Deadline(release, shape.round_trip ? 2 : 1)
+                        : release;
   emulate::TscClock clock;
   return WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline) - t0;
 }
@@ -127,18 +116,17 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   ThreadCache* tc = Cache();
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
   if (sample && !emulating) t0 = emulate::ReadTsc();
-  ChainInfo info = ScanChain(wr, nullptr);
-  const uint64_t waited =
-      emulating ? EmulateBeforePost(q, t0, info.bytes, info.pad_bytes) : 0;
+  PostShape shape = ScanChain(wr, nullptr);
+  const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape) : 0;
   const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
   const int rc = q->ctx->post_send(qp, wr, bad_wr);
   const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
   if (rc != 0) {
     KeepBadWrInChain(wr, bad_wr);
-    info = ScanChain(wr, *bad_wr);
+    shape = ScanChain(wr, *bad_wr);
     q->stats.failed_posts.Add(1);
   }
-  Account(tc, &q->stats, info.wrs, info.bytes, waited);
+  Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
   if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
   return rc;
 }

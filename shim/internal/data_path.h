@@ -7,15 +7,18 @@
 
 #include <cstdint>
 
+#include "shim/internal/post_shape.h"
+
 namespace verbsemu::shim::internal {
 
 struct QpState;
 
 // Everything between the application's call and the real post: padding
-// before the data, pacing, then the calibrated wait. `t0` is when the call
-// entered the shim. Returns the ticks spent waiting and padding.
-uint64_t EmulateBeforePost(QpState* q, uint64_t t0, uint64_t bytes,
-                           uint64_t pad_bytes);
+// before the outbound data, pacing of each direction, then the calibrated
+// wait (two one-way latencies when a READ or atomic is in the post). `t0`
+// is when the call entered the shim. Returns the ticks spent waiting and
+// padding.
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape);
 
 // Records the shim's own cost of one sampled post: the time from entry to
 // the real post and after it, less waiting and the TSC reads themselves.

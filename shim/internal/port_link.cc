@@ -60,11 +60,15 @@ void ApplyBandwidth(PortLink* link, const std::string& device) {
   } else if (link->real_bps > 0) {
     link->pad_ratio = link->real_bps / link->target_bps;
   }
-  if (e.pace && link->target_bps > 0) {
-    link->pacer = std::make_unique<emulate::Pacer>(
-        BytesPerTick(link->target_bps),
-        link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0,
-        emulate::ReadTsc(), e.cal.NsToTicks(kPaceBurstNs));
+  if (link->target_bps > 0) {
+    auto make = [&] {
+      return std::make_unique<emulate::Pacer>(
+          BytesPerTick(link->target_bps),
+          link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0,
+          emulate::ReadTsc(), e.cal.NsToTicks(kPaceBurstNs));
+    };
+    if (e.pace) link->pacer_out = make();
+    link->pacer_in = make();
   }
   const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
   if (unknown && !e.warned_rate.exchange(true)) {

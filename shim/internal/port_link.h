@@ -1,5 +1,6 @@
 // The emulated link of one (context, port): its real and target rates, the
-// pacer (pace mode) or the padding ratio and sender (pad mode). Built on
+// pacers (outbound in pace mode, inbound in both) or the padding ratio and
+// sender (pad mode). Built on
 // first use from ibv_query_port; QPs bind to it at RTR.
 #ifndef VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
 #define VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
@@ -22,7 +23,9 @@ struct PortLink {
   double target_bps = 0;
   double pad_ratio = 0;  // B_real / B_target; 0: no padding
   uint32_t mtu_bytes = 1024;
-  std::unique_ptr<emulate::Pacer> pacer;
+  // The virtual link's two directions: what this side sends (pace mode),
+  // and what its reads and atomics bring back (both modes).
+  std::unique_ptr<emulate::Pacer> pacer_out, pacer_in;
   std::mutex pad_mu;
   std::unique_ptr<PadSender> pad;  // created on first padding
   bool pad_failed = false;

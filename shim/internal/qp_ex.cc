@@ -27,29 +27,16 @@ const QpExSlots* Fallback(ibv_qp_ex* qpx) {
   return &c->qp_ex_fallback;
 }
 
-void BeginOp(QpState* q, bool pads) {
-  ++q->batch_wrs;
-  q->batch_op_pads = pads;
-}
+void AddBytes(QpState* q, uint64_t b) { q->batch.AddBytes(b); }
 
-void AddBytes(QpState* q, uint64_t b) {
-  q->batch_bytes += b;
-  if (q->batch_op_pads) q->batch_pad_bytes += b;
-}
+void ResetBatch(QpState* q) { q->batch = PostShape{}; }
 
-void ResetBatch(QpState* q) {
-  q->batch_bytes = 0;
-  q->batch_pad_bytes = 0;
-  q->batch_wrs = 0;
-  q->batch_op_pads = true;
-}
-
-#define VERBSEMU_OP_WRAPPER(slot, carries_data, since, params, args) \
-  void slot##_wrapper params {                                       \
-    QpState* q = FindQpx(qpx);                                       \
-    if (q == nullptr) return;                                        \
-    BeginOp(q, carries_data);                                        \
-    q->provider.slot args;                                           \
+#define VERBSEMU_OP_WRAPPER(slot, flow, since, params, args) \
+  void slot##_wrapper params {                               \
+    QpState* q = FindQpx(qpx);                               \
+    if (q == nullptr) return;                                \
+    q->batch.Begin(flow);                                    \
+    q->provider.slot args;                                   \
   }
 VERBSEMU_QP_EX_OPS(VERBSEMU_OP_WRAPPER)
 #undef VERBSEMU_OP_WRAPPER
@@ -124,16 +111,14 @@ int WrComplete(ibv_qp_ex* qpx) {
   tc->wr_qpx = nullptr;
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
   if (sample && !emulating) t0 = emulate::ReadTsc();
-  const uint64_t bytes = q->batch_bytes, pad_bytes = q->batch_pad_bytes;
-  const uint32_t wrs = q->batch_wrs;
+  const PostShape shape = q->batch;
   ResetBatch(q);
-  const uint64_t waited =
-      emulating ? EmulateBeforePost(q, t0, bytes, pad_bytes) : 0;
+  const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape) : 0;
   const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
   const int rc = q->provider.wr_complete(qpx);
   const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
   if (rc == 0) {
-    Account(tc, &q->stats, wrs, bytes, waited);
+    Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
   } else {
     Account(tc, &q->stats, 0, 0, waited);
     q->stats.failed_posts.Add(1);
@@ -157,13 +142,13 @@ void WrAbort(ibv_qp_ex* qpx) {
 
 void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
               bool count_bytes) {
-#define VERBSEMU_WRAP(slot, wrapper, since, counts)                          \
-  if ((count_bytes || !(counts)) && rdma_core_version >= (since) &&          \
-      qpx->slot != nullptr && qpx->slot != (wrapper)) {                      \
-    provider->slot = qpx->slot;                                              \
-    qpx->slot = (wrapper);                                                   \
+#define VERBSEMU_WRAP(slot, wrapper, since, counts)                 \
+  if ((count_bytes || !(counts)) && rdma_core_version >= (since) && \
+      qpx->slot != nullptr && qpx->slot != (wrapper)) {             \
+    provider->slot = qpx->slot;                                     \
+    qpx->slot = (wrapper);                                          \
   }
-#define VERBSEMU_WRAP_OP(slot, carries_data, since, params, args) \
+#define VERBSEMU_WRAP_OP(slot, flow, since, params, args) \
   VERBSEMU_WRAP(slot, slot##_wrapper, since, true)
   VERBSEMU_QP_EX_OPS(VERBSEMU_WRAP_OP)
   VERBSEMU_QP_EX_CALLS(VERBSEMU_WRAP)

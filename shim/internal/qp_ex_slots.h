@@ -6,38 +6,42 @@
 
 #include <infiniband/verbs.h>
 
-// Work-request opcodes: OP(slot, carries_data, rdma_core_since, params, args).
-// `carries_data`: its bytes cross the link from this side and so count for
-// padding. `rdma_core_since`: the first rdma-core release with the slot (a
-// slot newer than the running library must never be touched).
-#define VERBSEMU_QP_EX_OPS(OP)                                                \
-  OP(wr_atomic_cmp_swp, false, 0,                                             \
-     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, uint64_t compare,        \
-      uint64_t swap),                                                         \
-     (qpx, rkey, addr, compare, swap))                                        \
-  OP(wr_atomic_fetch_add, false, 0,                                           \
-     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, uint64_t add),           \
-     (qpx, rkey, addr, add))                                                  \
-  OP(wr_bind_mw, false, 0,                                                    \
-     (ibv_qp_ex * qpx, ibv_mw * mw, uint32_t rkey,                            \
-      const ibv_mw_bind_info* info),                                          \
-     (qpx, mw, rkey, info))                                                   \
-  OP(wr_local_inv, false, 0, (ibv_qp_ex * qpx, uint32_t rkey), (qpx, rkey))   \
-  OP(wr_rdma_read, false, 0, (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr), \
-     (qpx, rkey, addr))                                                       \
-  OP(wr_rdma_write, true, 0, (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr), \
-     (qpx, rkey, addr))                                                       \
-  OP(wr_rdma_write_imm, true, 0,                                              \
-     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, __be32 imm),             \
-     (qpx, rkey, addr, imm))                                                  \
-  OP(wr_send, true, 0, (ibv_qp_ex * qpx), (qpx))                              \
-  OP(wr_send_imm, true, 0, (ibv_qp_ex * qpx, __be32 imm), (qpx, imm))         \
-  OP(wr_send_inv, true, 0, (ibv_qp_ex * qpx, uint32_t rkey), (qpx, rkey))     \
-  OP(wr_send_tso, true, 0,                                                    \
-     (ibv_qp_ex * qpx, void* hdr, uint16_t hdr_sz, uint16_t mss),             \
-     (qpx, hdr, hdr_sz, mss))                                                 \
-  OP(wr_atomic_write, true, 44,                                               \
-     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, const void* data),       \
+#include "shim/internal/post_shape.h"
+
+// Work-request opcodes: OP(slot, flow, rdma_core_since, params, args).
+// `flow`: which way the WR's data crosses the link (post_shape.h).
+// `rdma_core_since`: the first rdma-core release with the slot (a slot newer
+// than the running library must never be touched).
+#define VERBSEMU_QP_EX_OPS(OP)                                              \
+  OP(wr_atomic_cmp_swp, Flow::kIn, 0,                                       \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, uint64_t compare,      \
+      uint64_t swap),                                                       \
+     (qpx, rkey, addr, compare, swap))                                      \
+  OP(wr_atomic_fetch_add, Flow::kIn, 0,                                     \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, uint64_t add),         \
+     (qpx, rkey, addr, add))                                                \
+  OP(wr_bind_mw, Flow::kNone, 0,                                            \
+     (ibv_qp_ex * qpx, ibv_mw * mw, uint32_t rkey,                          \
+      const ibv_mw_bind_info* info),                                        \
+     (qpx, mw, rkey, info))                                                 \
+  OP(wr_local_inv, Flow::kNone, 0, (ibv_qp_ex * qpx, uint32_t rkey),        \
+     (qpx, rkey))                                                           \
+  OP(wr_rdma_read, Flow::kIn, 0,                                            \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr), (qpx, rkey, addr))    \
+  OP(wr_rdma_write, Flow::kOut, 0,                                          \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr), (qpx, rkey, addr))    \
+  OP(wr_rdma_write_imm, Flow::kOut, 0,                                      \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, __be32 imm),           \
+     (qpx, rkey, addr, imm))                                                \
+  OP(wr_send, Flow::kOut, 0, (ibv_qp_ex * qpx), (qpx))                      \
+  OP(wr_send_imm, Flow::kOut, 0, (ibv_qp_ex * qpx, __be32 imm), (qpx, imm)) \
+  OP(wr_send_inv, Flow::kOut, 0, (ibv_qp_ex * qpx, uint32_t rkey),          \
+     (qpx, rkey))                                                           \
+  OP(wr_send_tso, Flow::kOut, 0,                                            \
+     (ibv_qp_ex * qpx, void* hdr, uint16_t hdr_sz, uint16_t mss),           \
+     (qpx, hdr, hdr_sz, mss))                                               \
+  OP(wr_atomic_write, Flow::kOut, 44,                                       \
+     (ibv_qp_ex * qpx, uint32_t rkey, uint64_t addr, const void* data),     \
      (qpx, rkey, addr, data))
 
 // Batch control and data setters, each with a hand-written wrapper:
@@ -57,7 +61,7 @@ namespace verbsemu::shim::internal {
 
 // The provider's functions behind the wrapped slots.
 struct QpExSlots {
-#define VERBSEMU_OP_FIELD(slot, carries_data, since, params, args) \
+#define VERBSEMU_OP_FIELD(slot, flow, since, params, args) \
   decltype(ibv_qp_ex::slot) slot = nullptr;  // NOLINT
 #define VERBSEMU_CALL_FIELD(slot, wrapper, since, counts) \
   decltype(ibv_qp_ex::slot) slot = nullptr;  // NOLINT

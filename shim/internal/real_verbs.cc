@@ -89,7 +89,8 @@ const RealVerbs& Real() {
 
 Mlx5dvIsSupportedFn RealMlx5dvIsSupported() {
   static std::atomic<Mlx5dvIsSupportedFn> found{nullptr};
-  if (g_fake.load(std::memory_order_acquire)) return g_table.mlx5dv_is_supported;
+  if (g_fake.load(std::memory_order_acquire))
+    return g_table.mlx5dv_is_supported;
   Mlx5dvIsSupportedFn fn = found.load(std::memory_order_acquire);
   if (fn == nullptr) {
     fn = reinterpret_cast<Mlx5dvIsSupportedFn>(

@@ -22,6 +22,7 @@
 #include "shim/internal/counters.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/port_link.h"
+#include "shim/internal/post_shape.h"
 #include "shim/internal/ptr_map.h"
 #include "shim/internal/qp_ex_slots.h"
 #include "shim/internal/verbs_ptr.h"
@@ -73,10 +74,7 @@ struct QpState {
   QpExSlots provider;  // the provider's ibv_qp_ex functions
   // ibv_wr_* batch; serialized by the provider's send-queue lock, which it
   // holds from wr_start to wr_complete/wr_abort.
-  uint64_t batch_bytes = 0;
-  uint64_t batch_pad_bytes = 0;
-  uint32_t batch_wrs = 0;
-  bool batch_op_pads = true;
+  PostShape batch;
   // Connection attributes, learnt at RTR.
   std::mutex mu;
   uint8_t port = 1;
