@@ -68,8 +68,12 @@ void AtForkPrepare() { engine::AtForkPrepare(); }
 void AtForkParent() { engine::AtForkParent(); }
 void AtForkChild() { engine::AtForkChild(); }
 
+// Settings are read on first use (engine::EnsureConfigured), since the
+// program's own libraries' constructors may open a device before this runs;
+// here only so that a bad value is reported even by a process that never
+// opens a device.
 __attribute__((constructor)) void VerbsemuLoad() {
-  engine::ConfigureFromEnvironment();
+  engine::EnsureConfigured();
   pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
 }
 

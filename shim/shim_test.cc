@@ -96,6 +96,22 @@ TEST_F(ShimTest, DeviceFilterLeavesOtherDevicesAlone) {
   EXPECT_TRUE(IsContextPatched(c1));
 }
 
+// A library constructor may open a device before the shim's constructor has
+// run: the settings are read then, on first use.
+TEST_F(ShimTest, DeviceOpenedBeforeConfigurationGetsTheSettings) {
+  ResetForTesting();  // as if nothing had configured the engine yet
+  setenv("VERBSEMU_LATENCY", "3us", 1);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  unsetenv("VERBSEMU_LATENCY");
+  EXPECT_TRUE(IsContextPatched(r.ctx));
+  const uint64_t t0 = emulate::ReadTsc();
+  Chain ch(1, 64);
+  ASSERT_EQ(Post(r.qp, ch), 0);
+  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+            Cal().NsToTicks(3000));
+}
+
 // With no knob and no report the shim touches nothing: the context keeps
 // every provider function and the shim has no state for it.
 TEST_F(ShimTest, NoKnobNoReportPatchesNothing) {

@@ -1,11 +1,13 @@
 #include "shim/internal/direct_verbs.h"
 
+#include "shim/internal/engine.h"
 #include "shim/internal/real_verbs.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
 
 bool Mlx5dvIsSupported(ibv_device* device) {
+  EnsureConfigured();
   Engine& e = E();
   const Mlx5dvIsSupportedFn real = RealMlx5dvIsSupported();
   const bool emulated = device != nullptr && e.patching && e.wrap.posts &&

@@ -44,6 +44,7 @@ void ConfigureWithCalibration(const Settings& settings,
                               const emulate::TscCalibration& cal) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
+  e.configured.store(true, std::memory_order_release);
   e.settings = settings;
   e.config_error.clear();
   e.patching = true;
@@ -64,6 +65,7 @@ void Configure(const Settings& settings, const std::string& error) {
   Engine& e = E();
   if (!error.empty()) {
     std::lock_guard<std::mutex> lock(e.mu);
+    e.configured.store(true, std::memory_order_release);
     e.settings = Settings{};
     e.config_error = error;
     e.patching = false;
@@ -85,7 +87,16 @@ void ConfigureFromEnvironment() {
   Configure(r.settings, r.error);
 }
 
+void EnsureConfigured() {
+  Engine& e = E();
+  if (e.configured.load(std::memory_order_acquire)) return;
+  static std::mutex once;
+  std::lock_guard<std::mutex> lock(once);
+  if (!e.configured.load(std::memory_order_acquire)) ConfigureFromEnvironment();
+}
+
 ibv_context* OpenDevice(ibv_device* device) {
+  EnsureConfigured();
   if (Real().open_device == nullptr) {
     errno = ENOSYS;
     return nullptr;
@@ -96,6 +107,7 @@ ibv_context* OpenDevice(ibv_device* device) {
 }
 
 ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data) {
+  EnsureConfigured();
   if (Real().verbs_open_device == nullptr) {
     errno = ENOSYS;
     return nullptr;
@@ -199,6 +211,7 @@ void AtForkChild() {
 void ResetForTesting() {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
+  e.configured.store(false, std::memory_order_release);
   ForgetAllLocked();
   ResetStatsLocked();
   e.warned_rate = false;

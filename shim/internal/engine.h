@@ -21,14 +21,18 @@
 namespace verbsemu::shim::internal {
 
 // Installs the settings. `error` non-empty: emulation stays off for the
-// whole process and the error line is printed once. Must run before the
-// first context is opened.
+// whole process and the error line is printed once.
 void Configure(const Settings& settings, const std::string& error);
 // As Configure, with an explicit TSC calibration (tests, benchmarks).
 void ConfigureWithCalibration(const Settings& settings,
                               const emulate::TscCalibration& cal);
 // Reads VERBSEMU_* with secure_getenv and configures.
 void ConfigureFromEnvironment();
+// Configures from the environment on first use (the first device opened,
+// the first direct-verbs query), unless something configured already. Not
+// a constructor: a library's constructor may open a device before the
+// shim's own constructor runs.
+void EnsureConfigured();
 
 // Control path (signatures of the verbs they replace).
 ibv_context* OpenDevice(ibv_device* device);
@@ -48,7 +52,8 @@ void AtForkPrepare();
 void AtForkParent();
 void AtForkChild();
 
-// Tests: forget every context and QP (no verbs calls), reset statistics.
+// Tests: forget every context and QP (no verbs calls), reset statistics,
+// and the configuration (the next use reads the environment again).
 void ResetForTesting();
 
 // Introspection for tests.

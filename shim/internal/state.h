@@ -116,7 +116,8 @@ struct Engine {
   std::vector<std::unique_ptr<QpState>> graveyard;
   std::vector<std::string> devices_seen;
   bool report_signal_warned = false;
-  // Configuration: written before the first context, then read-only.
+  // Configuration: written on first use (or by a test), then read-only.
+  std::atomic<bool> configured{false};
   Settings settings;
   std::string config_error;
   bool patching = true;    // false: invalid configuration, pure pass-through
