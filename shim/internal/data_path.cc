@@ -69,6 +69,12 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 
 }  // namespace
 
+uint64_t WaitOneLeg(uint64_t t0) {
+  Engine& e = E();
+  emulate::TscClock clock;
+  return WaitUntil(clock, NanoSleep{e.cal}, e.wait, e.delay.Deadline(t0)) - t0;
+}
+
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
   Engine& e = E();
   uint64_t release = t0;
@@ -85,10 +91,10 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
       release = std::max(release, link->pacer_in->Reserve(t0, shape.in_bytes));
     }
   }
-  if (!e.delay.enabled() && release == t0) return 0;
+  const uint64_t legs = e.delay.enabled() ? shape.LegsOwed() : 0;
+  if (legs == 0 && release == t0) return 0;
   const uint64_t deadline =
-      e.delay.enabled() ? e.delay.Deadline(release, shape.round_trip ? 2 : 1)
-                        : release;
+      legs > 0 ? e.delay.Deadline(release, legs) : release;
   emulate::TscClock clock;
   return WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline) - t0;
 }

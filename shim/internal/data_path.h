@@ -20,6 +20,9 @@ struct QpState;
 // padding.
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape);
 
+// Waits one one-way latency from `t0`; returns the ticks waited.
+uint64_t WaitOneLeg(uint64_t t0);
+
 // Records the shim's own cost of one sampled post: the time from entry to
 // the real post and after it, less waiting and the TSC reads themselves.
 void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,

@@ -37,6 +37,16 @@ struct PostShape {
   uint64_t in_bytes = 0;
   bool round_trip = false;  // a READ or an atomic is in it
   Flow flow = Flow::kOut;   // of the WR being built (ibv_wr_* batches)
+  // One-way latencies already waited before the post was built (ibv_wr_*
+  // batches wait one at wr_start, outside the provider's send-queue lock).
+  uint8_t legs_waited = 0;
+  uint64_t ticks_waited = 0;
+
+  // One-way latencies the post still owes before it reaches the device.
+  uint64_t LegsOwed() const {
+    const uint64_t legs = round_trip ? 2 : 1;
+    return legs > legs_waited ? legs - legs_waited : 0;
+  }
 
   uint64_t bytes() const { return out_bytes + in_bytes; }
   // One more WR; its data follows in AddBytes.

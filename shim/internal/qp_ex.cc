@@ -91,8 +91,15 @@ void WrStart(ibv_qp_ex* qpx) {
   if (qpx->wr_complete != WrComplete) {
     WrapQpEx(qpx, &q->provider, Real().rdma_core_version, E().wrap.bytes);
   }
-  q->provider.wr_start(qpx);  // takes the provider's SQ lock
   ResetBatch(q);
+  // The first one-way latency is waited here, before the provider takes its
+  // send-queue lock, so other threads posting on this QP are not held up.
+  const Engine& e = E();
+  if (e.emulating && e.delay.enabled()) {
+    q->batch.ticks_waited = WaitOneLeg(emulate::ReadTsc());
+    q->batch.legs_waited = 1;
+  }
+  q->provider.wr_start(qpx);  // takes the provider's SQ lock
   ThreadCache* c = Cache();
   c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
   c->wr_q = q;
@@ -113,7 +120,8 @@ int WrComplete(ibv_qp_ex* qpx) {
   if (sample && !emulating) t0 = emulate::ReadTsc();
   const PostShape shape = q->batch;
   ResetBatch(q);
-  const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape) : 0;
+  const uint64_t waited_here = emulating ? EmulateBeforePost(q, t0, shape) : 0;
+  const uint64_t waited = waited_here + shape.ticks_waited;
   const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
   const int rc = q->provider.wr_complete(qpx);
   const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
@@ -123,7 +131,7 @@ int WrComplete(ibv_qp_ex* qpx) {
     Account(tc, &q->stats, 0, 0, waited);
     q->stats.failed_posts.Add(1);
   }
-  if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
+  if (sample) RecordPostOverhead(q, t0, waited_here, t1, t2);
   return rc;
 }
 
