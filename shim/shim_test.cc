@@ -369,6 +369,27 @@ TEST_F(ShimTest, LatencyAlsoOnTheWrApi) {
             Cal().NsToTicks(10'000));
 }
 
+// The padding path is the shim's own: its own context on the device (its
+// own doorbells and async events), made at RTR, before any post.
+TEST_F(ShimTest, PaddingPathIsMadeAtRtrOnTheShimsOwnContext) {
+  ConfigureBandwidth("50%");
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  EXPECT_EQ(d.open_contexts.load(), 2);  // the application's and the shim's
+  EXPECT_EQ(d.live_qps.load(), 2);       // the application's RC, the UD
+  Chain ch(1, 1 << 20);
+  ASSERT_EQ(Post(r.qp, ch), 0);
+  for (const PostRecord& p : d.Posts()) {
+    if (p.qp->qp_type == IBV_QPT_UD) {
+      EXPECT_NE(p.qp->context, r.ctx);
+    } else {
+      EXPECT_EQ(p.qp->context, r.ctx);
+    }
+  }
+  ASSERT_EQ(CloseDevice(r.ctx), 0);
+  EXPECT_EQ(d.open_contexts.load(), 0);  // the shim closed its own too
+}
+
 TEST_F(ShimTest, LargeMessagePaddedBeforeDataOnShimOwnedUdQp) {
   ConfigureBandwidth("50%");
   FakeDevice d("fake0");

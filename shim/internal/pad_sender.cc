@@ -4,6 +4,7 @@
 #include <array>
 
 #include "shim/internal/port_link.h"
+#include "shim/internal/registry.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
@@ -38,13 +39,18 @@ bool BringUpUd(ibv_qp* qp, uint8_t port) {
 
 }  // namespace
 
-bool PadSender::Bringup() {
+bool PadSender::Bringup(ibv_device* device) {
   const RealVerbs& r = Real();
-  pd_.reset(r.alloc_pd(ctx_->ctx));
+  {
+    OwnContextScope own;  // the shim must not register its own context
+    ctx_.reset(r.open_device(device));
+  }
+  if (!ctx_) return false;
+  pd_.reset(r.alloc_pd(ctx_.get()));
   if (!pd_) return false;
   mr_.reset(r.reg_mr(pd_.get(), buf_.data(), buf_.size(), 0));
   if (!mr_) return false;
-  cq_.reset(r.create_cq(ctx_->ctx, 2 * kPadDepth, nullptr, nullptr, 0));
+  cq_.reset(r.create_cq(ctx_.get(), 2 * kPadDepth, nullptr, nullptr, 0));
   if (!cq_) return false;
   ibv_qp_init_attr init{};
   init.send_cq = cq_.get();
@@ -58,10 +64,11 @@ bool PadSender::Bringup() {
   return qp_ && BringUpUd(qp_.get(), port_);
 }
 
-std::unique_ptr<PadSender> PadSender::Create(ContextState* c, uint8_t port,
+std::unique_ptr<PadSender> PadSender::Create(ibv_device* device,
+                                             std::string name, uint8_t port,
                                              uint32_t mtu_bytes) {
-  auto s = std::make_unique<PadSender>(c, port, mtu_bytes);
-  if (!s->Bringup()) return nullptr;
+  auto s = std::make_unique<PadSender>(std::move(name), port, mtu_bytes);
+  if (!s->Bringup(device)) return nullptr;
   return s;
 }
 
@@ -76,6 +83,7 @@ void PadSender::Abandon() {
   (void)cq_.release();
   (void)mr_.release();
   (void)pd_.release();
+  (void)ctx_.release();
 }
 
 void PadSender::Drain() {
@@ -93,7 +101,7 @@ bool PadSender::Reap(bool block) {
   const uint64_t start = emulate::ReadTsc();
   const uint64_t limit = cal.NsToTicks(2e9);
   for (;;) {
-    const int n = ctx_->poll_cq(cq_.get(), 16, wc);
+    const int n = ctx_->ops.poll_cq(cq_.get(), 16, wc);
     if (n < 0) {
       failed_ = true;
       return false;
@@ -137,7 +145,7 @@ uint64_t PadSender::Send(ibv_ah* ah, uint64_t datagrams) {
       }
     }
     ibv_send_wr* bad = nullptr;
-    if (ctx_->post_send(qp_.get(), wrs.data(), &bad) != 0) {
+    if (ctx_->ops.post_send(qp_.get(), wrs.data(), &bad) != 0) {
       failed_ = true;
       break;
     }
@@ -146,7 +154,7 @@ uint64_t PadSender::Send(ibv_ah* ah, uint64_t datagrams) {
   }
   if (!failed_) Reap(false);
   if (failed_ && !E().warned_pad.exchange(true)) {
-    Warn("padding send failed on " + ctx_->device +
+    Warn("padding send failed on " + name_ +
          "; bandwidth padding stops for this port");
   }
   return sent;
@@ -157,7 +165,8 @@ namespace {
 PadSender* EnsurePadSender(ContextState* c, PortLink* link) {
   std::lock_guard<std::mutex> lock(link->pad_mu);
   if (!link->pad && !link->pad_failed) {
-    link->pad = PadSender::Create(c, link->port, link->mtu_bytes);
+    link->pad = PadSender::Create(c->ctx->device, c->device, link->port,
+                                  link->mtu_bytes);
     if (!link->pad) {
       link->pad_failed = true;
       if (!E().warned_pad.exchange(true)) {
@@ -171,15 +180,18 @@ PadSender* EnsurePadSender(ContextState* c, PortLink* link) {
 
 }  // namespace
 
+void PreparePadding(QpState* q, PortLink* link) {
+  PadSender* ps = EnsurePadSender(q->ctx, link);
+  std::lock_guard<std::mutex> lock(q->mu);
+  if (ps != nullptr && !q->pad_ah) q->pad_ah = ps->CreateAh(q->av);
+}
+
 void SendPadding(QpState* q, PortLink* link, uint64_t pad_bytes) {
   std::lock_guard<std::mutex> lock(q->mu);
-  if (!q->planner.enabled()) return;
+  if (!q->planner.enabled() || !q->pad_ah) return;
   const uint64_t dgrams = q->planner.OnData(pad_bytes);
   if (dgrams == 0) return;
-  PadSender* ps = EnsurePadSender(q->ctx, link);
-  if (ps == nullptr) return;
-  if (!q->pad_ah) q->pad_ah = ps->CreateAh(q->av);
-  if (!q->pad_ah) return;
+  PadSender* ps = link->pad.get();  // made at RTR, before pad_ah
   const uint64_t sent = ps->Send(q->pad_ah.get(), dgrams);
   q->stats.pad_datagrams.Add(sent);
   q->stats.pad_bytes.Add(sent * ps->datagram_bytes());

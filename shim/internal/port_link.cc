@@ -107,14 +107,17 @@ void AttachLink(QpState* q) {
     std::lock_guard<std::mutex> lock(q->ctx->mu);
     link = GetLinkLocked(q->ctx, q->port);
   }
+  bool pads;
   {
     std::lock_guard<std::mutex> lock(q->mu);
-    if (e.pad && link->pad_ratio > 1 && q->have_av) {
+    pads = e.pad && link->pad_ratio > 1 && q->have_av;
+    if (pads) {
       q->planner = emulate::PadPlanner(link->pad_ratio,
                                        e.settings.engine.pad_threshold_bytes,
                                        link->mtu_bytes);
     }
   }
+  if (pads) PreparePadding(q, link);
   q->link.store(link, std::memory_order_release);
 }
 

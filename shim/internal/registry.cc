@@ -14,6 +14,8 @@
 namespace verbsemu::shim::internal {
 namespace {
 
+thread_local int tl_own_context_depth = 0;
+
 bool HasVctxField(const verbs_context* v, size_t offset) {
   return v != nullptr && v->sz >= sizeof(verbs_context) - offset;
 }
@@ -132,9 +134,13 @@ void EnsureCalibratedLocked() {
   e.calibrated = true;
 }
 
+OwnContextScope::OwnContextScope() { ++tl_own_context_depth; }
+OwnContextScope::~OwnContextScope() { --tl_own_context_depth; }
+
 ContextState* RegisterContext(ibv_context* ctx) {
   Engine& e = E();
   if (ctx == nullptr || !e.patching || !e.wrap.posts) return nullptr;
+  if (tl_own_context_depth > 0) return nullptr;
   std::lock_guard<std::mutex> lock(e.mu);
   if (ContextState* existing = e.contexts.Find(ctx)) return existing;
   EnsureCalibratedLocked();

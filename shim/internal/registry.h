@@ -13,6 +13,16 @@ namespace verbsemu::shim::internal {
 struct ContextState;
 struct QpState;
 
+// While one lives on a thread, contexts opened there are the shim's own
+// (its padding path): RegisterContext leaves them alone.
+class OwnContextScope {
+ public:
+  OwnContextScope();
+  ~OwnContextScope();
+  OwnContextScope(const OwnContextScope&) = delete;
+  OwnContextScope& operator=(const OwnContextScope&) = delete;
+};
+
 // Registers and patches `ctx` when its device is emulated; nullptr
 // otherwise. Calibrates the TSC on the first device.
 ContextState* RegisterContext(ibv_context* ctx);

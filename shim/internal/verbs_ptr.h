@@ -23,6 +23,8 @@ using CqPtr = std::unique_ptr<ibv_cq, RealDeleter<&RealVerbs::destroy_cq>>;
 using QpPtr = std::unique_ptr<ibv_qp, RealDeleter<&RealVerbs::destroy_qp>>;
 using MrPtr = std::unique_ptr<ibv_mr, RealDeleter<&RealVerbs::dereg_mr>>;
 using AhPtr = std::unique_ptr<ibv_ah, RealDeleter<&RealVerbs::destroy_ah>>;
+using ContextPtr =
+    std::unique_ptr<ibv_context, RealDeleter<&RealVerbs::close_device>>;
 
 }  // namespace verbsemu::shim::internal
 
