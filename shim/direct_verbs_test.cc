@@ -13,12 +13,31 @@
 namespace verbsemu::shim::internal {
 namespace {
 
+// libmlx5 as on a ConnectX: direct verbs supported; mlx5dv_create_qp makes
+// an ordinary (fake) QP, DEVX objects are opaque handles.
+ibv_qp* FakeMlx5dvCreateQp(ibv_context*, ibv_qp_init_attr_ex* a,
+                           mlx5dv_qp_init_attr*) {
+  ibv_qp_init_attr init{};
+  init.send_cq = a->send_cq;
+  init.recv_cq = a->recv_cq;
+  init.qp_type = a->qp_type;
+  return FakeDevice::MakeRealVerbs().create_qp(a->pd, &init);
+}
+
+mlx5dv_devx_obj* FakeDevxObjCreate(ibv_context*, const void*, size_t, void*,
+                                   size_t) {
+  static char handle;
+  return reinterpret_cast<mlx5dv_devx_obj*>(&handle);
+}
+
 class DirectVerbsTest : public ShimTest {
  protected:
   void SetUp() override {
     ShimTest::SetUp();
     RealVerbs fake = FakeDevice::MakeRealVerbs();
-    fake.mlx5dv_is_supported = [](ibv_device*) { return true; };  // ConnectX
+    fake.mlx5dv_is_supported = [](ibv_device*) { return true; };
+    fake.mlx5dv_create_qp = FakeMlx5dvCreateQp;
+    fake.mlx5dv_devx_obj_create = FakeDevxObjCreate;
     SetRealVerbsForTesting(fake);
   }
   Settings Latency() {
@@ -56,6 +75,29 @@ TEST_F(DirectVerbsTest, DevicesNotEmulatedGetTheRealAnswer) {
   Configure(Settings{});  // no knob: the shim emulates nothing
   EXPECT_TRUE(Mlx5dvIsSupported(other.device()));
   EXPECT_EQ(ReportText().find("direct verbs"), std::string::npos);
+}
+
+// A stack that creates objects through direct verbs anyway (it ignored the
+// gate, or direct verbs were allowed): its mlx5dv QP is still registered,
+// and the report warns that mlx5dv traffic is not emulated.
+TEST_F(DirectVerbsTest, DirectVerbsObjectsAreCountedAndWarnedAbout) {
+  Configure(Latency());
+  FakeDevice d("mlx5_0");
+  Res r = MakeQp(d, false);
+  ibv_qp_init_attr_ex attr{};
+  attr.send_cq = r.cq;
+  attr.recv_cq = r.cq;
+  attr.qp_type = IBV_QPT_RC;
+  attr.pd = r.pd;
+  attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+  ibv_qp* qp = Mlx5dvCreateQp(r.ctx, &attr, nullptr);
+  ASSERT_NE(qp, nullptr);
+  EXPECT_EQ(LiveQpCount(), 2u);  // registered: its ibv_post_send is emulated
+  EXPECT_NE(Mlx5dvDevxObjCreate(r.ctx, nullptr, 0, nullptr, 0), nullptr);
+  const std::string report = ReportText();
+  EXPECT_NE(report.find("WARNING 2 objects made through mlx5 direct verbs"),
+            std::string::npos)
+      << report;
 }
 
 }  // namespace

@@ -51,6 +51,20 @@ VERBSEMU_EXPORT bool mlx5dv_is_supported(ibv_device* device) {
   return engine::Mlx5dvIsSupported(device);
 }
 
+// Direct-verbs object creation (MLX5_1.3, MLX5_1.7), counted.
+VERBSEMU_EXPORT ibv_qp* mlx5dv_create_qp(ibv_context* context,
+                                         ibv_qp_init_attr_ex* attr,
+                                         mlx5dv_qp_init_attr* mlx5_attr) {
+  return engine::Mlx5dvCreateQp(context, attr, mlx5_attr);
+}
+
+VERBSEMU_EXPORT mlx5dv_devx_obj* mlx5dv_devx_obj_create(ibv_context* context,
+                                                        const void* in,
+                                                        size_t inlen, void* out,
+                                                        size_t outlen) {
+  return engine::Mlx5dvDevxObjCreate(context, in, inlen, out, outlen);
+}
+
 // Private libibverbs entry points (driver.h), reached by libibverbs' own PLT
 // even when the application loaded libibverbs with dlopen (NCCL-style).
 VERBSEMU_EXPORT ibv_context* verbs_open_device(ibv_device* device,

@@ -8,6 +8,7 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_DIRECT_VERBS_H_
 #define VERBSEMU_SHIM_INTERNAL_DIRECT_VERBS_H_
 
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
 #include <string>
@@ -15,6 +16,15 @@
 namespace verbsemu::shim::internal {
 
 bool Mlx5dvIsSupported(ibv_device* device);
+
+// Objects made through direct verbs on an emulated device are counted, so
+// the report can say when traffic may have gone around the shim. A QP from
+// mlx5dv_create_qp is registered like any other (its ibv_post_send and
+// ibv_wr_* calls are emulated; its mlx5dv_wr_* calls are not).
+ibv_qp* Mlx5dvCreateQp(ibv_context* context, ibv_qp_init_attr_ex* attr,
+                       mlx5dv_qp_init_attr* mlx5_attr);
+mlx5dv_devx_obj* Mlx5dvDevxObjCreate(ibv_context* context, const void* in,
+                                     size_t inlen, void* out, size_t outlen);
 
 // The report's line about direct verbs; empty when nobody asked.
 std::string DirectVerbsReportLine();

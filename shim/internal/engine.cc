@@ -27,6 +27,7 @@ void ResetStatsLocked() {
   Engine& e = E();
   e.direct_verbs_refused.Reset();
   e.direct_verbs_allowed.Reset();
+  e.direct_verbs_objects.Reset();
   e.poll_calls_sampled.Reset();
   e.poll_ovh_ticks.Reset();
   e.poll_ovh_samples.Reset();

@@ -87,17 +87,10 @@ const RealVerbs& Real() {
   return g_table;
 }
 
-Mlx5dvIsSupportedFn RealMlx5dvIsSupported() {
-  static std::atomic<Mlx5dvIsSupportedFn> found{nullptr};
-  if (g_fake.load(std::memory_order_acquire))
-    return g_table.mlx5dv_is_supported;
-  Mlx5dvIsSupportedFn fn = found.load(std::memory_order_acquire);
-  if (fn == nullptr) {
-    fn = reinterpret_cast<Mlx5dvIsSupportedFn>(
-        Lookup("mlx5dv_is_supported", "MLX5_1.8", "libmlx5.so.1"));
-    found.store(fn, std::memory_order_release);
-  }
-  return fn;
+bool RealVerbsAreFake() { return g_fake.load(std::memory_order_acquire); }
+
+void* LookupMlx5(const char* name, const char* version) {
+  return Lookup(name, version, "libmlx5.so.1");
 }
 
 void SetRealVerbsForTesting(const RealVerbs& fake) {

@@ -5,7 +5,12 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_REAL_VERBS_H_
 #define VERBSEMU_SHIM_INTERNAL_REAL_VERBS_H_
 
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
+
+#include <atomic>
+#include <type_traits>
+#include <utility>
 
 namespace verbsemu::shim::internal {
 
@@ -31,8 +36,13 @@ struct RealVerbs {
   // Private, unversioned in the shim (their version node follows the PABI).
   ibv_context* (*verbs_open_device)(ibv_device*, void*) = nullptr;
   void (*verbs_uninit_context)(verbs_context*) = nullptr;
-  // libmlx5's direct-verbs gate (MLX5_1.8); found once libmlx5 is loaded.
+  // libmlx5's direct verbs the shim answers or counts (tests set them; the
+  // real ones are found through RealMlx5 once libmlx5 is loaded).
   bool (*mlx5dv_is_supported)(ibv_device*) = nullptr;
+  ibv_qp* (*mlx5dv_create_qp)(ibv_context*, ibv_qp_init_attr_ex*,
+                              mlx5dv_qp_init_attr*) = nullptr;
+  mlx5dv_devx_obj* (*mlx5dv_devx_obj_create)(ibv_context*, const void*, size_t,
+                                             void*, size_t) = nullptr;
   // rdma-core release of the running libibverbs (e.g. 44), 0 if unknown.
   int rdma_core_version = 0;
 };
@@ -41,10 +51,29 @@ struct RealVerbs {
 // found; missing entries stay nullptr and callers must check.
 const RealVerbs& Real();
 
-// libmlx5's mlx5dv_is_supported, looked up on each call until libmlx5 is
-// loaded (stacks such as NCCL dlopen it late); nullptr until then.
-using Mlx5dvIsSupportedFn = bool (*)(ibv_device*);
-Mlx5dvIsSupportedFn RealMlx5dvIsSupported();
+// libmlx5's entry `member` of RealVerbs, looked up by `name`@`version`
+// until libmlx5 is loaded (stacks such as NCCL dlopen it late); nullptr
+// until then. With a test table, that table's entry.
+template <auto Member>
+auto RealMlx5(const char* name, const char* version);
+
+// Non-template part of RealMlx5.
+bool RealVerbsAreFake();
+void* LookupMlx5(const char* name, const char* version);
+
+template <auto Member>
+auto RealMlx5(const char* name, const char* version) {
+  using Fn =
+      std::remove_reference_t<decltype(std::declval<RealVerbs>().*Member)>;
+  static std::atomic<Fn> found{nullptr};
+  if (RealVerbsAreFake()) return Real().*Member;
+  Fn fn = found.load(std::memory_order_acquire);
+  if (fn == nullptr) {
+    fn = reinterpret_cast<Fn>(LookupMlx5(name, version));
+    found.store(fn, std::memory_order_release);
+  }
+  return fn;
+}
 
 // Replaces the table (tests and benchmarks with a fake device).
 void SetRealVerbsForTesting(const RealVerbs& fake);

@@ -131,7 +131,7 @@ struct Engine {
   WaitPolicy wait;
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
   std::atomic<bool> warned_rate{false}, warned_pad{false};
-  Counter direct_verbs_refused, direct_verbs_allowed;
+  Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
   std::atomic<bool> warned_direct_verbs{false};
 };
 
