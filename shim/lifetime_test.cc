@@ -82,11 +82,7 @@ TEST_F(LifetimeTest, ConnectionChurnKeepsStateAndReportBounded) {
   Res first = MakeQp(d, false);
   Chain ch(1, 100);
   for (int i = 0; i < 5000; ++i) {
-    ibv_qp_init_attr init{};
-    init.send_cq = first.cq;
-    init.recv_cq = first.cq;
-    init.qp_type = IBV_QPT_RC;
-    ibv_qp* qp = CreateQp(first.pd, &init);
+    ibv_qp* qp = CreateRcQpBeside(first);
     ASSERT_NE(qp, nullptr);
     Connect(qp);
     ASSERT_EQ(Post(qp, ch), 0);

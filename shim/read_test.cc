@@ -85,9 +85,7 @@ TEST_F(ReadTest, ReadsArePacedInPadModeAndNotPadded) {
 TEST_F(ReadTest, WritesInPadModeArePadded) {
   ConfigureBandwidth("50%");
   FakeDevice d("fake0");
-  Res r = MakeQp(d, false);
-  Chain ch(1, 1 << 20);
-  ASSERT_EQ(Post(r.qp, ch), 0);
+  QpAfterOnePost(d, 1 << 20);
   EXPECT_EQ(d.ud_datagrams.load(), 1024u);
 }
 

@@ -393,9 +393,7 @@ TEST_F(ShimTest, PaddingPathIsMadeAtRtrOnTheShimsOwnContext) {
 TEST_F(ShimTest, LargeMessagePaddedBeforeDataOnShimOwnedUdQp) {
   ConfigureBandwidth("50%");
   FakeDevice d("fake0");
-  Res r = MakeQp(d, false);
-  Chain ch(1, 1 << 20);
-  ASSERT_EQ(Post(r.qp, ch), 0);
+  Res r = QpAfterOnePost(d, 1 << 20);
   auto posts = d.Posts();
   // 1 MiB of padding in 1 KiB datagrams, then the application's WR.
   ASSERT_EQ(posts.size(), 1025u);
@@ -438,9 +436,7 @@ TEST_F(ShimTest, ReadsAreNotPadded) {
 TEST_F(ShimTest, AbsoluteTargetUsesPortRate) {
   ConfigureBandwidth("25Gbit/s");  // of 100 Gbit/s
   FakeDevice d("fake0");
-  Res r = MakeQp(d, false);
-  Chain ch(1, 1 << 20);
-  ASSERT_EQ(Post(r.qp, ch), 0);
+  QpAfterOnePost(d, 1 << 20);
   EXPECT_EQ(d.ud_datagrams.load(), 3072u);  // 3 bytes of padding per byte
 }
 
@@ -563,9 +559,7 @@ TEST_F(ShimTest, CloseWithLiveQpsRetiresThem) {
 TEST_F(ShimTest, UninitContextForgetsWithoutVerbsCalls) {
   ConfigureBandwidth("50%");
   FakeDevice d("fake0");
-  Res r = MakeQp(d, false);
-  Chain ch(1, 1 << 16);
-  ASSERT_EQ(Post(r.qp, ch), 0);
+  Res r = QpAfterOnePost(d, 1 << 16);
   const int pds = d.live_pds.load();
   VerbsUninitContext(verbs_get_ctx(r.ctx));
   EXPECT_FALSE(IsContextPatched(r.ctx));

@@ -58,6 +58,18 @@ class ShimTest : public ::testing::Test {
 
   static void Connect(ibv_qp* qp) { ASSERT_TRUE(ConnectFakeQp(qp)); }
 
+  // A connected QP that has posted one WR of `bytes` with ibv_post_send.
+  Res QpAfterOnePost(FakeDevice& d, uint32_t bytes);
+
+  // Another RC QP on `r`'s PD and CQ, through the exported ibv_create_qp.
+  static ibv_qp* CreateRcQpBeside(const Res& r) {
+    ibv_qp_init_attr init{};
+    init.send_cq = r.cq;
+    init.recv_cq = r.cq;
+    init.qp_type = IBV_QPT_RC;
+    return CreateQp(r.pd, &init);
+  }
+
   void ConfigureLatency(double ns) {
     emulate::Config c;
     c.latency_ns = ns;
@@ -105,6 +117,13 @@ struct Chain {
 inline int Post(ibv_qp* qp, Chain& chain) {
   ibv_send_wr* bad = nullptr;
   return ibv_post_send(qp, chain.head(), &bad);
+}
+
+inline ShimTest::Res ShimTest::QpAfterOnePost(FakeDevice& d, uint32_t bytes) {
+  Res r = MakeQp(d, false);
+  Chain ch(1, bytes);
+  EXPECT_EQ(Post(r.qp, ch), 0);
+  return r;
 }
 
 // Posts with the device failing WR `fail_at`; returns the bad_wr reported.
