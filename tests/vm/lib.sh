@@ -74,7 +74,9 @@ cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$1\b\|
 # run_pair NAME TIMEOUT_S READY_CMD -- SERVER_CMD... -- CLIENT_CMD...
 # Starts the server, waits until READY_CMD (one string of words, e.g.
 # "tcp_listening 20001") succeeds, runs the client; both bounded by TIMEOUT_S.
-# Logs: $VM_LOGDIR/NAME.{server,client}. Returns 0 when both ends exit 0.
+# Logs: $VM_LOGDIR/NAME.{server,client}, each ending with the end's exit
+# status (perftest's own output is buffered: a crash leaves no last words).
+# Returns 0 when both ends exit 0.
 run_pair() {
   local name=$1 limit=$2 ready=()
   read -r -a ready <<<"$3"
@@ -97,6 +99,8 @@ run_pair() {
   local crc=$?
   wait "$spid"
   local src=$?
+  echo "[run_pair: client exited $crc]" >>"$clog"
+  echo "[run_pair: server exited $src]" >>"$slog"
   [ "$crc" = 0 ] && [ "$src" = 0 ]
 }
 
