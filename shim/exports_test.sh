@@ -50,6 +50,7 @@ else
   bad "launcher bad value: rc=$rc [$out]"
 fi
 
+# shellcheck disable=SC2016 # the inner shell expands them
 out=$(VERBSEMU_LIBRARY="$lib" "$launcher" run --latency 1500ns --bw-mode pace -- /bin/sh -c 'echo "$VERBSEMU_LATENCY $VERBSEMU_BW_MODE $LD_PRELOAD"')
 if [[ "$out" == "1500ns pace /"*libverbsemu.so* ]]; then
   ok "launcher run sets the environment and an absolute LD_PRELOAD"

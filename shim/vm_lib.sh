@@ -1,5 +1,6 @@
+# shellcheck shell=bash
 # Helpers for running verbs programs natively and under libverbsemu.so inside
-# soft-roce/vm. Source after tests/vm/lib.sh. Used by shim/vm_tests.sh and
+# soft-roce/vm. Source after tests/vm/lib.sh. Used by shim/vm_tests.bats and
 # tools/accuracy_e2e.sh.
 
 VERBSEMU=${VERBSEMU:-bazel-bin/shim/verbsemu}
@@ -23,10 +24,10 @@ shim_prefix() {
 shimmed() {
   local report=$1
   shift
-  local flags=()
-  while [ "$1" != "--" ]; do flags+=("$1"); shift; done
+  local launcher_args=()
+  while [ "$1" != "--" ]; do launcher_args+=("$1"); shift; done
   shift
-  "$VERBSEMU" run --report "$report" "${flags[@]}" -- "$@"
+  "$VERBSEMU" run --report "$report" "${launcher_args[@]}" -- "$@"
 }
 
 # report_saw REPORT: the shim saw work requests on some device.
@@ -42,13 +43,14 @@ report_field() {
 # separated launcher flags). KIND lat prints t_typical (us); KIND bw prints
 # "BW average (MB/s) msg rate (Mpps)". Prints nothing on failure.
 perf_pair() {
-  local kind=$1 tag=$2 test=$3 size=$4 iters=$5 flags=$6
+  local kind=$1 tag=$2 test=$3 size=$4 iters=$5 launcher_flags=$6
   shift 6
   local port
   port=$(new_port)
-  local pre=()
-  if [ "$flags" != - ]; then
-    shim_prefix "$VM_LOGDIR/$tag.report" ${flags//,/ }
+  local pre=() flag_words=()
+  if [ "$launcher_flags" != - ]; then
+    IFS=, read -r -a flag_words <<<"$launcher_flags"
+    shim_prefix "$VM_LOGDIR/$tag.report" "${flag_words[@]}"
     pre=("${PREFIX[@]}")
   fi
   rm -f "$VM_LOGDIR/$tag.report"

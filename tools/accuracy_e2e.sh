@@ -17,7 +17,7 @@
 # Bandwidth: measured = median shim BW / median native BW, against the target
 # share; noise floor = robust relative sd of the native runs.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 source tests/vm/lib.sh
 source shim/vm_lib.sh
 

@@ -26,6 +26,8 @@ check "lop read" 2 "^verbsbench: lop measures send and write only" lop --op read
 check "p beyond peers" 2 "exceeds --peers" lop -P 2 --p 1:3
 check "peer unreachable" 1 "^verbsbench: peer 127.0.0.1:1 not reachable" lat 127.0.0.1 --port 1 --timeout 0.3
 check "unresolvable peer" 1 "^verbsbench: cannot resolve peer" lat no-such-host.invalid --timeout 0.3
-out=$("$bin" --help) && printf '%s' "$out" | grep -q "usage: verbsbench lat|bw|lop" ||
-  { echo "FAIL help"; fails=$((fails + 1)); }
+if ! out=$("$bin" --help) || ! printf '%s' "$out" | grep -q "usage: verbsbench lat|bw|lop"; then
+  echo "FAIL help"
+  fails=$((fails + 1))
+fi
 [ "$fails" = 0 ]

@@ -1,28 +1,18 @@
-# Assertion and process helpers for suites that run inside the Soft-RoCE
-# guest (soft-roce/vm). Source it from bash. A suite calls check_* or
-# pass/fail/skip for each case and ends with `summary`, whose last line
-# ("N passed, M failed, K skipped") tests/vm/guest-run adds up.
-set -u
+# shellcheck shell=bash
+# Device, port and process helpers for programs run inside the Soft-RoCE guest
+# (soft-roce/vm). Source it from bash. The in-guest tests are bats files that
+# load tests/vm/common.bash (which sources this); tools such as
+# tools/accuracy_e2e.sh source it directly. No pass/fail bookkeeping here:
+# that is the test framework's job.
 
-VM_PASSED=0
-VM_FAILED=0
-VM_SKIPPED=0
 VM_LOGDIR=${VM_LOGDIR:-$(mktemp -d /tmp/vmtest.XXXXXX)}
-VM_NEXT_PORT=${VM_NEXT_PORT:-20000}
-
-pass() { echo "PASS $1"; VM_PASSED=$((VM_PASSED + 1)); }
-fail() {
-  echo "FAIL $1: $2"
-  VM_FAILED=$((VM_FAILED + 1))
-  shift 2
-  local log
-  for log in "$@"; do
-    [ -f "$log" ] && sed "s|^|    ${log##*/}: |" "$log" | tail -n 15
-  done
-  return 0
-}
-skip() { echo "SKIP $1: $2"; VM_SKIPPED=$((VM_SKIPPED + 1)); }
-summary() { echo "$VM_PASSED passed, $VM_FAILED failed, $VM_SKIPPED skipped"; }
+# The port counter lives in a file, so a caller in a subshell (port=$(new_port))
+# advances it too, and every suite and case of one boot gets ports of its own
+# (tests/vm/guest-run points all suites of a boot at one file). Above the
+# ports the device gtests pick for themselves (verbsbench's engine_test: 23000+).
+VM_PORT_FILE=${VM_PORT_FILE:-$VM_LOGDIR/next-port}
+VM_FIRST_PORT=30000
+VM_LAST_PORT=60000
 
 # Server and client ends of the current topology: one device talking to
 # itself (single), or rxe0 ↔ rxe1 across the veth pair (pair).
@@ -32,15 +22,41 @@ SERVER_ADDR=${VERBSEMU_VM_ADDR0:-}
 CLIENT_DEV=${VERBSEMU_VM_DEV1:-${VERBSEMU_VM_DEV0:-}}
 CLIENT_GID=${VERBSEMU_VM_GID1:-${VERBSEMU_VM_GID0:-}}
 TOPOLOGY=${VERBSEMU_VM_TOPOLOGY:-none}
+export SERVER_DEV SERVER_GID SERVER_ADDR CLIENT_DEV CLIENT_GID TOPOLOGY
 
-# have_rxe: true when an active rxe port exists; a suite skips otherwise.
+# have_rxe: true when an active rxe port exists.
 have_rxe() {
   [ -n "$SERVER_DEV" ] && grep -q ACTIVE "/sys/class/infiniband/$SERVER_DEV/ports/1/state" 2>/dev/null
 }
 
-new_port() {
-  VM_NEXT_PORT=$((VM_NEXT_PORT + 1))
-  echo "$VM_NEXT_PORT"
+# port_in_use PORT: some TCP socket (listening, connected, TIME_WAIT) has it.
+port_in_use() {
+  netstat -tan 2>/dev/null | awk -v p=":$1\$" '$4 ~ p {found = 1} END {exit !found}'
+}
+
+# new_ports COUNT: reserves COUNT consecutive ports that no TCP socket holds
+# and prints the first. Callers run one at a time (the suites are
+# sequential), so the file needs no lock. new_port: one port.
+new_port() { new_ports 1; }
+new_ports() {
+  local count=$1 next port free
+  while :; do
+    next=$(cat "$VM_PORT_FILE" 2>/dev/null || true)
+    [ -n "$next" ] || next=$VM_FIRST_PORT
+    if [ $((next + count)) -gt "$VM_LAST_PORT" ]; then
+      echo "new_port: no ports left below $VM_LAST_PORT ($VM_PORT_FILE)" >&2
+      return 1
+    fi
+    echo $((next + count)) >"$VM_PORT_FILE"
+    free=1
+    for ((port = next; port < next + count; port++)); do
+      if port_in_use "$port"; then free=0; fi
+    done
+    if [ "$free" = 1 ]; then
+      echo "$next"
+      return 0
+    fi
+  done
 }
 
 # wait_until TIMEOUT_S CMD...: polls CMD every 50 ms.
@@ -56,11 +72,14 @@ tcp_listening() { netstat -ltn 2>/dev/null | grep -q ":$1 "; }
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "LISTEN.*:$1\b\|:$1 .*LISTEN"; }
 
 # run_pair NAME TIMEOUT_S READY_CMD -- SERVER_CMD... -- CLIENT_CMD...
-# Starts the server, waits until READY_CMD succeeds (e.g. "tcp_listening 20001"),
-# runs the client; both bounded by TIMEOUT_S. Logs: $VM_LOGDIR/NAME.{server,client}.
+# Starts the server, waits until READY_CMD (one string of words, e.g.
+# "tcp_listening 20001") succeeds, runs the client; both bounded by TIMEOUT_S.
+# Logs: $VM_LOGDIR/NAME.{server,client}, each ending with the end's exit
+# status (perftest's own output is buffered: a crash leaves no last words).
 # Returns 0 when both ends exit 0.
 run_pair() {
-  local name=$1 limit=$2 ready=$3
+  local name=$1 limit=$2 ready=()
+  read -r -a ready <<<"$3"
   shift 3
   [ "$1" = "--" ] || { echo "run_pair: missing --" >&2; return 2; }
   shift
@@ -70,7 +89,7 @@ run_pair() {
   local slog="$VM_LOGDIR/$name.server" clog="$VM_LOGDIR/$name.client"
   timeout "$limit" "${server[@]}" >"$slog" 2>&1 &
   local spid=$!
-  if ! wait_until "$limit" $ready; then
+  if ! wait_until "$limit" "${ready[@]}"; then
     echo "server not ready within ${limit}s" >>"$clog"
     kill "$spid" 2>/dev/null
     wait "$spid" 2>/dev/null
@@ -80,8 +99,22 @@ run_pair() {
   local crc=$?
   wait "$spid"
   local src=$?
+  echo "[run_pair: client exited $crc]" >>"$clog"
+  echo "[run_pair: server exited $src]" >>"$slog"
   [ "$crc" = 0 ] && [ "$src" = 0 ]
 }
 
-# perftest_row LOG: the numbers under perftest's result header.
-perftest_row() { awk '/^ *#bytes/ {getline; print; exit}' "$1"; }
+# perftest_row LOG: the numbers under perftest's result header (the first
+# line after "#bytes" that starts with a number: perftest may print a warning
+# between the two).
+perftest_row() { awk '/^ *#bytes/ {h = 1; next} h && /^ *[0-9]/ {print; exit}' "$1"; }
+
+# show_logs LOG...: the last 15 lines of each log that exists, prefixed with
+# its name (a failing case's diagnosis).
+show_logs() {
+  local log
+  for log in "$@"; do
+    [ -f "$log" ] && sed "s|^|    ${log##*/}: |" "$log" | tail -n 15
+  done
+  return 0
+}

@@ -5,7 +5,7 @@
 # above what it delivers in a TCG guest, so the demo measures native
 # ib_write_bw first and passes it as --link-bandwidth.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 source tests/vm/lib.sh
 verbsemu=bazel-bin/shim/verbsemu
 [ -x "$verbsemu" ] || { echo "emulation_demo: $verbsemu missing: bazel build //shim:all on the host" >&2; exit 1; }

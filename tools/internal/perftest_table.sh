@@ -6,6 +6,7 @@
 # WRAPPER is a command prefix run in front of both perftest ends (e.g.
 # "bazel-bin/shim/verbsemu run --latency 2us"); empty means the program alone.
 set -u
+# shellcheck source=tests/vm/lib.sh
 source "$(dirname "$0")/../../tests/vm/lib.sh"
 have_rxe || { echo "perftest_table: no active rxe port (run inside soft-roce/vm)" >&2; exit 1; }
 [ $# -gt 0 ] || set -- "native="

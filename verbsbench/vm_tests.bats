@@ -1,0 +1,240 @@
+#!/usr/bin/env bats
+# verbsbench end to end inside the Soft-RoCE guest: every mode (lat, bw, lop)
+# with both connection paths (rdma_cm, out-of-band TCP), every output format,
+# and the error paths, with assertions on the output.
+#   bazel build //verbsbench:verbsbench //verbsbench:json_get
+#   tests/vm/run verbsbench/vm_tests.bats          # both topologies
+#   soft-roce/vm -- bats verbsbench/vm_tests.bats  # one
+# The engine's device tests are a GoogleTest binary of their own
+# (//verbsbench:engine_test, tagged requires-rxe), run by tests/vm/run.
+
+load ../tests/vm/common
+
+VB=$PWD/bazel-bin/verbsbench/verbsbench
+JG=$PWD/bazel-bin/verbsbench/json_get
+ADDR=$SERVER_ADDR
+
+setup() {
+  vm_setup
+  if [ ! -x "$VB" ] || [ ! -x "$JG" ]; then
+    flunk "missing $VB or $JG: bazel build //verbsbench:verbsbench //verbsbench:json_get"
+  fi
+  # Device arguments for the out-of-band (TCP) path, per side.
+  ROOT_DEV=(-d "$SERVER_DEV" -x "$SERVER_GID")
+  PEER_DEV=(-d "$CLIENT_DEV" -x "$CLIENT_GID")
+}
+
+# vb_run TAG NPEERS MODE ROOT_ARGS... -- PEER_ARGS...
+# Root listens on fresh ports (TCP control and rdma_cm, port + 1) and $ADDR;
+# NPEERS peers connect. Logs in $VM_LOGDIR/TAG.{root,root.err,peerN}; JSON in
+# $VM_LOGDIR/TAG.json. Returns 0 when every process exits 0.
+vb_run() {
+  local tag=$1 npeers=$2 mode=$3
+  shift 3
+  local root_args=() peer_args=() port
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do root_args+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  peer_args=("$@")
+  port=$(new_ports 2)
+  timeout 300 "$VB" "$mode" --port "$port" --bind "$ADDR" --timeout 60 \
+    --json "$VM_LOGDIR/$tag.json" "${root_args[@]}" \
+    >"$VM_LOGDIR/$tag.root" 2>"$VM_LOGDIR/$tag.root.err" &
+  local root_pid=$!
+  if ! wait_until 30 tcp_listening "$port"; then
+    echo "root did not listen on $port" >>"$VM_LOGDIR/$tag.root.err"
+    kill "$root_pid" 2>/dev/null
+    wait "$root_pid" 2>/dev/null
+    return 1
+  fi
+  local pids=() i rc=0
+  for ((i = 0; i < npeers; i++)); do
+    timeout 300 "$VB" "$mode" "$ADDR" --port "$port" --timeout 60 "${peer_args[@]}" \
+      >"$VM_LOGDIR/$tag.peer$i" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  wait "$root_pid" || rc=1
+  return $rc
+}
+
+# flunk_run TAG MESSAGE [LOG...]: fails with the root's and first peer's logs.
+flunk_run() {
+  local tag=$1 message=$2
+  shift 2
+  flunk "$message" "$VM_LOGDIR/$tag.root" "$VM_LOGDIR/$tag.root.err" "$VM_LOGDIR/$tag.peer0" "$@"
+}
+# jget TAG POINTER / jsize TAG POINTER: a value / an array's size from
+# TAG.json; empty when missing (the checks then fail with their message).
+jget() { "$JG" "$VM_LOGDIR/$1.json" "$2" 2>/dev/null || true; }
+jsize() { "$JG" "$VM_LOGDIR/$1.json" "$2" --size 2>/dev/null || true; }
+# fcmp A OP B: floating-point comparison with awk.
+fcmp() { awk -v a="$1" -v b="$3" "BEGIN {exit !(a $2 b)}"; }
+
+# check_stats TAG POINTER: the stats object at POINTER is ordered and complete.
+check_stats() {
+  local s=$2 min p50 p99 max count
+  min=$(jget "$1" "$s/min_ns") p50=$(jget "$1" "$s/p50_ns") p99=$(jget "$1" "$s/p99_ns")
+  max=$(jget "$1" "$s/max_ns") count=$(jget "$1" "$s/count")
+  [ -n "$min" ] && [ -n "$max" ] && fcmp "$min" ">" 0 && fcmp "$min" "<=" "$p50" &&
+    fcmp "$p50" "<=" "$p99" && fcmp "$p99" "<=" "$max" && fcmp "$count" ">" 0 &&
+    [ -n "$(jget "$1" "$s/p999_ns")" ] && [ -n "$(jget "$1" "$s/kurtosis")" ] &&
+    [ "$(jsize "$1" "$s/histogram")" -gt 0 ] && [ "$(jsize "$1" "$s/cycle_min_ns")" -gt 0 ]
+}
+
+# ---- lat -------------------------------------------------------------------
+lat_case() { # CM OP INLINE SIZES N_SIZES ITERS [EXTRA...]
+  local cm=$1 op=$2 inl=$3 sizes=$4 n_sizes=$5 iters=$6
+  shift 6
+  local tag="lat_${op}_${cm}_${inl}_${sizes/:/-}" root_dev=() peer_dev=()
+  if [ "$cm" = tcp ]; then root_dev=("${ROOT_DEV[@]}") peer_dev=("${PEER_DEV[@]}"); fi
+  vb_run "$tag" 1 lat --cm "$cm" "${root_dev[@]}" --op "$op" --inline "$inl" -s "$sizes" \
+    -n "$iters" -w 20 --csv "$VM_LOGDIR/$tag.csv" --histogram "$VM_LOGDIR/$tag.hist" "$@" \
+    -- --cm "$cm" "${peer_dev[@]}" -q || flunk_run "$tag" "run failed"
+  local rows conn results expect_conn=$cm
+  rows=$(awk '/^ #bytes/ {h = 1; next} h && /^ [0-9]/ {n++} END {print n + 0}' "$VM_LOGDIR/$tag.root")
+  conn=$(jget "$tag" /device/connection)
+  results=$(jsize "$tag" /results)
+  if [ "$cm" = auto ]; then expect_conn=rdmacm; fi
+  [ "$rows" = "$n_sizes" ] || flunk_run "$tag" "table has $rows rows, expected $n_sizes"
+  [ "$results" = "$n_sizes" ] || flunk_run "$tag" "JSON has $results results"
+  [ "$conn" = "$expect_conn" ] || flunk_run "$tag" "connection '$conn', expected '$expect_conn'"
+  check_stats "$tag" /results/0/stats || flunk "stats out of order or incomplete" "$VM_LOGDIR/$tag.json"
+  [ "$(wc -l <"$VM_LOGDIR/$tag.csv")" = $((n_sizes + 1)) ] ||
+    flunk "CSV has $(wc -l <"$VM_LOGDIR/$tag.csv") lines" "$VM_LOGDIR/$tag.csv"
+  awk '/^# lat/ {b = 1; next} b && NF == 5 {c = $5} /^$/ && b {if (c + 0 < 0.999999) bad = 1; b = 0} END {exit bad}' \
+    "$VM_LOGDIR/$tag.hist" || flunk "a histogram's CDF does not reach 1" "$VM_LOGDIR/$tag.hist"
+  echo "min $(jget "$tag" /results/0/stats/min_ns | cut -c1-8) ns, p50 $(jget "$tag" /results/0/stats/p50_ns | cut -c1-8) ns ($conn)"
+}
+
+# N_SIZES counts table rows: sizes x inline modes.
+@test "lat send sweep 1:4K rdma_cm" { lat_case auto send off 1:4K 13 200; }
+@test "lat send inline OOB tcp" { lat_case tcp send on 64 1 300; }
+@test "lat write (poll last byte) rdma_cm" { lat_case rdmacm write both 8:16 4 200; }
+@test "lat write OOB tcp" { lat_case tcp write off 1:1K 11 200; }
+@test "lat read" { lat_case auto read off 4:64 5 200; }
+# Large messages above the 1024 B MTU (rxe-dev#76 broke ib_write_lat there).
+@test "lat write 64K (above MTU)" { lat_case auto write off 64K 1 50; }
+
+# Duration run: percentiles from the streaming histogram, iterations chosen
+# from the duration.
+@test "lat -D 1" {
+  local tag=lat_duration iters
+  vb_run "$tag" 1 lat -D 1 -s 8 -- -q || flunk_run "$tag" "run failed"
+  iters=$(jget "$tag" /results/0/iterations)
+  if [ -z "$iters" ] || ! [ "$iters" -gt 10 ] || ! check_stats "$tag" /results/0/stats; then
+    flunk "iterations '$iters' or stats wrong" "$VM_LOGDIR/$tag.json"
+  fi
+  echo "$iters iterations with p99 $(jget "$tag" /results/0/stats/p99_ns | cut -c1-8) ns"
+}
+
+# Raw samples: one line per sample (plus header).
+@test "lat --raw" {
+  local tag=lat_raw lines
+  vb_run "$tag" 1 lat -n 150 -w 10 -s 32 --raw "$VM_LOGDIR/$tag.raw" -- -q || flunk_run "$tag" "run failed"
+  lines=$(grep -vc '^#' "$VM_LOGDIR/$tag.raw" || true)
+  [ "$lines" = 150 ] || flunk "$lines samples, expected 150" "$VM_LOGDIR/$tag.raw"
+}
+
+# ---- bw --------------------------------------------------------------------
+bw_case() { # CM OP SIZE ITERS [EXTRA...]
+  local cm=$1 op=$2 size=$3 iters=$4
+  shift 4
+  local tag="bw_${op}_${cm}_${size}_$*" root_dev=() peer_dev=()
+  tag=${tag// /}
+  if [ "$cm" = tcp ]; then root_dev=("${ROOT_DEV[@]}") peer_dev=("${PEER_DEV[@]}"); fi
+  vb_run "$tag" 1 bw --cm "$cm" "${root_dev[@]}" --op "$op" -s "$size" -n "$iters" -w 100 "$@" \
+    -- --cm "$cm" "${peer_dev[@]}" -q || flunk_run "$tag" "run failed"
+  local bw rate n
+  bw=$(jget "$tag" /results/0/bw_MiBps) rate=$(jget "$tag" /results/0/msg_rate_Mpps)
+  n=$(jget "$tag" /results/0/iterations)
+  if [ -z "$bw" ] || ! fcmp "$bw" ">" 0 || ! fcmp "$rate" ">" 0 || [ "$n" != "$iters" ] ||
+    ! awk '/^ #bytes/ {getline; ok = ($5 > 0)} END {exit !ok}' "$VM_LOGDIR/$tag.root"; then
+    flunk_run "$tag" "bw '$bw' rate '$rate' iterations '$n'"
+  fi
+  echo "$(printf '%.1f' "$bw") MiB/s, $(printf '%.4f' "$rate") Mpps"
+}
+
+@test "bw send 64K" { bw_case auto send 64K 500; }
+@test "bw write 4K window 32 post-list 8 (OOB tcp)" { bw_case tcp write 4K 2000 -t 32 -l 8; }
+@test "bw read 16K" { bw_case auto read 16K 500; }
+@test "bw send 1K bidirectional" { bw_case auto send 1K 2000 -b; }
+@test "bw write 8 inline" { bw_case auto write 8 3000 --inline on; }
+
+# ---- lop -------------------------------------------------------------------
+@test "lop -P 3" {
+  local tag=lop3 missing="" name points kind p3
+  vb_run "$tag" 3 lop -P 3 --yield -n 100 -w 10 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
+    flunk_run "$tag" "run failed" "$VM_LOGDIR/$tag.peer1" "$VM_LOGDIR/$tag.peer2"
+  for name in rtt2_1n_send_inline rtt2_n1_send_inline rtt2_1n_write_normal rtt2_n1_write_normal \
+    os_send_single os_send_list os_write_single_inline or_recv_single or_recv_list \
+    L_1n_send_inline Llist_1n_write_normal; do
+    grep -q "^$name," "$VM_LOGDIR/$tag.csv" || missing="$missing $name"
+  done
+  points=$(grep -c '^rtt2_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
+  kind=$(jget "$tag" /lop/curves/0/kind)
+  p3=$(jget "$tag" /lop/curves/0/points/2/p)
+  [ -z "$missing" ] || flunk "missing curves:$missing" "$VM_LOGDIR/$tag.csv"
+  if [ "$points" != 3 ] || [ "$kind" != rtt ] || [ "$p3" != 3 ]; then
+    flunk "points $points kind '$kind' p3 '$p3'" "$VM_LOGDIR/$tag.json"
+  fi
+  check_stats "$tag" /lop/curves/0/points/2/stats || flunk "point stats incomplete" "$VM_LOGDIR/$tag.json"
+  echo "$(grep -c . "$VM_LOGDIR/$tag.csv") curve points; RTT 1:n send p=1..3 medians $(grep '^rtt2_1n_send_inline,' "$VM_LOGDIR/$tag.csv" | cut -d, -f10 | cut -d. -f1 | tr '\n' ' ')ns"
+}
+
+@test "lop -P 2 write over OOB tcp" {
+  local tag=lop_tcp n
+  vb_run "$tag" 2 lop -P 2 --yield --cm tcp "${ROOT_DEV[@]}" --op write --inline off -n 50 -w 5 -D 0 \
+    -- --cm tcp "${PEER_DEV[@]}" -q || flunk_run "$tag" "run failed" "$VM_LOGDIR/$tag.peer1"
+  n=$(jsize "$tag" /lop/curves)
+  if [ "$(jget "$tag" /device/connection)" != tcp ] || ! [ "$n" -ge 6 ]; then
+    flunk "$n curves" "$VM_LOGDIR/$tag.json"
+  fi
+  echo "$n curves"
+}
+
+# ---- rdma_cm → out-of-band fallback ----------------------------------------
+# On 127.0.0.1 the root's rdma_cm listener binds, but the peer's route
+# resolution fails (no RDMA device on lo): with --cm auto both fall back to
+# the TCP exchange; with --cm rdmacm both fail with one line.
+@test "rdma_cm to out-of-band fallback" {
+  local tag=fallback conn
+  ADDR=127.0.0.1
+  vb_run "$tag" 1 lat -x "$SERVER_GID" -n 100 -s 8 -- -x "$SERVER_GID" -q || flunk_run "$tag" "run failed"
+  conn=$(jget "$tag" /device/connection)
+  if [ "$conn" != "rdmacm+tcp-fallback" ] || [ "$(jget "$tag" /results/0/stats/count)" != 100 ]; then
+    flunk "connection '$conn'" "$VM_LOGDIR/$tag.json"
+  fi
+  echo "$conn ($(jget "$tag" /device/cm_fallback_reason))"
+}
+
+@test "--cm rdmacm without a route fails in one line" {
+  local tag=forced_cm
+  ADDR=127.0.0.1
+  if vb_run "$tag" 1 lat --cm rdmacm -n 100 -s 8 --; then
+    flunk_run "$tag" "succeeded"
+  fi
+  if [ "$(grep -c . "$VM_LOGDIR/$tag.peer0")" != 1 ] || ! grep -q "^verbsbench: rdma_" "$VM_LOGDIR/$tag.peer0"; then
+    flunk "unexpected peer output" "$VM_LOGDIR/$tag.peer0"
+  fi
+  cat "$VM_LOGDIR/$tag.peer0"
+}
+
+# ---- errors ----------------------------------------------------------------
+err_case() { # EXPECTED_REGEX ARGS...
+  local re=$1
+  shift
+  local out rc=0
+  out=$(timeout 60 "$VB" "$@" 2>&1 >/dev/null) || rc=$?
+  if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ "$(echo "$out" | grep -c .)" != 1 ] || ! echo "$out" | grep -Eq "$re"; then
+    flunk "exit $rc, stderr '$out'"
+  fi
+  echo "exit $rc, '$out'"
+}
+@test "unknown mode" { err_case "unknown mode" pong; }
+@test "bad size" { err_case "bad size" lat -s 12Q; }
+@test "peer not reachable" { err_case "not reachable" lat 127.0.0.1 --port 1 --timeout 1; }
+@test "rdma_cm forced with bad bind" {
+  local port
+  port=$(new_port)
+  err_case "rdma|bind|cannot" lat --cm rdmacm --bind 203.0.113.7 --port "$port" --timeout 2
+}
