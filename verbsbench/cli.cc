@@ -51,7 +51,7 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
       ("gid-index,x", po::value<int>(&o.gid_index)->default_value(-1), "GID index (-1: IPv4-mapped RoCEv2 GID if any)")
       ("op,o", po::value<std::vector<std::string>>(&ops)->composing(), "send|write|read, comma list (lat/bw default send; lop: send,write)")
       ("inline", po::value<std::string>(&inline_mode), "off|on|both (lat/bw default off, lop both)")
-      ("size,s", po::value<std::string>(&size_spec), "message size N[K|M] or sweep MIN:MAX (powers of two)")
+      ("size,s", po::value<std::string>(&size_spec), "message size N[K|KiB|M|MiB|G] (binary; KB, MB refused as ambiguous) or sweep MIN:MAX (powers of two)")
       ("iters,n", po::value<uint64_t>(&o.iters)->default_value(1000), "measured iterations per point")
       ("warmup,w", po::value<uint64_t>(&o.warmup)->default_value(100), "unmeasured iterations first")
       ("duration,D", po::value<double>(&o.duration_s)->default_value(0), "run each point ~S seconds instead of --iters")

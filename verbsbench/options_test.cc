@@ -12,6 +12,23 @@ TEST(ParseSizes, SingleAndSuffixes) {
   EXPECT_EQ(ParseSizes("64"), std::vector<size_t>{64});
   EXPECT_EQ(ParseSizes("4K"), std::vector<size_t>{4096});
   EXPECT_EQ(ParseSizes("1M"), std::vector<size_t>{1 << 20});
+  EXPECT_EQ(ParseSizes("4KiB"), std::vector<size_t>{4096});
+  EXPECT_EQ(ParseSizes("1G"), std::vector<size_t>{1 << 30});
+}
+
+TEST(ParseSizes, AmbiguousDecimalUnitsRefusedWithTheParsersReason) {
+  for (const char* ambiguous : {"4KB", "1MB"}) {
+    try {
+      ParseSizes(ambiguous);
+      ADD_FAILURE() << ambiguous << " accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.rfind(std::string("bad size '") + ambiguous + "': ", 0), 0u)
+          << msg;
+      EXPECT_NE(msg.find("ambiguous"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
 }
 
 TEST(ParseSizes, SweepIsPowersOfTwo) {
