@@ -14,6 +14,8 @@
 
 #include "verbsbench/internal/control.h"
 #include "verbsbench/internal/fabric.h"
+#include "verbsbench/lop/contract.h"
+#include "verbsbench/lop/derive.h"
 #include "verbsbench/stats.h"
 #include "verbsbench/timer.h"
 
@@ -916,85 +918,15 @@ json RunLop(Bench& bench, std::vector<Control>& controls, const Options& o,
           .push_back(Point(p, orr, o));
     }
   }
-  std::vector<json> derived = DeriveLatencyCurves(curves);
+  std::vector<json> derived = lop::DeriveLatencyCurves(curves);
   json out = {{"curves", json::array()}};
   for (json& c : curves) out["curves"].push_back(std::move(c));
   for (json& c : derived) out["curves"].push_back(std::move(c));
-  out["definitions"] = {
-      {"rtt",
-       "full round trip of one 1:n or n:1 round, ns (n:1: measured by the "
-       "peers)"},
-      {"overhead",
-       "time of ibv_post_send/ibv_post_recv per WR: p WRs posted one call per "
-       "peer QP (single) or as one list on one QP (list), divided by p"},
-      {"latency",
-       "L(p) = RTT2(p) - (o_s(p) + o_s(1)); L_list(p) = RTT2(p) - "
-       "(p*o_s_list(p) + o_s(1)) (LoP §4.4), per statistic, with RTT2(p) = "
-       "rtt(p)/2 as in LoP §4.7"}};
+  out[lop::kDefinitions] = lop::Definitions();
   return out;
 }
 
 }  // namespace
-
-std::vector<nlohmann::json> DeriveLatencyCurves(
-    const std::vector<nlohmann::json>& curves) {
-  using nlohmann::json;
-  std::map<std::string, size_t> index;
-  for (size_t i = 0; i < curves.size(); ++i)
-    index[curves[i].value("name", "")] = i;
-  auto sfx = [](bool inl) {
-    return inl ? std::string("inline") : std::string("normal");
-  };
-  std::vector<json> derived;
-  for (const json& c : curves) {
-    if (c["kind"] != "rtt") continue;
-    const std::string op = c["op"];
-    const bool inl = c["name"].get<std::string>().ends_with("_inline");
-    const std::string suffix = inl ? "_inline" : "";
-    const auto single = index.find("os_" + op + "_single" + suffix);
-    const auto list = index.find("os_" + op + "_list" + suffix);
-    if (single == index.end() || list == index.end()) continue;
-    const json& os_single = curves[single->second];
-    const json& os_list = curves[list->second];
-    auto at = [](const json& cv, int p) -> const json* {
-      for (const json& pt : cv["points"]) {
-        if (pt["p"] == p) return &pt;
-      }
-      return nullptr;
-    };
-    const json* os1 = at(os_single, 1);
-    if (!os1) continue;
-    const std::string pattern = c["pattern"] == "1:n" ? "1n" : "n1";
-    json l = {{"name", "L_" + pattern + "_" + op + "_" + sfx(inl)},
-              {"kind", "latency"},
-              {"pattern", c["pattern"]},
-              {"op", op},
-              {"inline", c["inline"]},
-              {"list", false},
-              {"points", json::array()}};
-    json ll = l;
-    ll["name"] = "Llist_" + pattern + "_" + op + "_" + sfx(inl);
-    ll["list"] = true;
-    for (const json& pt : c["points"]) {
-      const int p = pt["p"];
-      const json* s = at(os_single, p);
-      const json* li = at(os_list, p);
-      if (!s || !li) continue;
-      json a = {{"p", p}, {"samples", pt["samples"]}}, b = a;
-      for (const char* key : {"min_ns", "median_ns", "mean_ns"}) {
-        // RTT2 is half the measured round: LoP §4.7 derives L from t_rtt/2.
-        const double rtt2 = pt[key].get<double>() / 2, o1 = (*os1)[key];
-        a[key] = rtt2 - ((*s)[key].get<double>() + o1);
-        b[key] = rtt2 - (p * (*li)[key].get<double>() + o1);
-      }
-      l["points"].push_back(a);
-      ll["points"].push_back(b);
-    }
-    derived.push_back(l);
-    derived.push_back(ll);
-  }
-  return derived;
-}
 
 Options Normalize(Options o) {
   if (o.mode != "lat" && o.mode != "bw" && o.mode != "lop") {

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "verbsbench/lop/contract.h"
+
 namespace verbsbench {
 namespace {
 
@@ -106,18 +108,20 @@ void PrintTable(const json& run, std::ostream& out) {
       out << line;
     }
   } else if (mode == "lop") {
-    for (const json& c : run["lop"]["curves"]) {
-      out << "# " << c.value("name", std::string("?")) << "  ("
-          << c.value("kind", std::string("")) << ")\n";
+    for (const json& c : run[lop::kSection][lop::kCurves]) {
+      out << "# " << c.value(lop::key::kName, std::string("?")) << "  ("
+          << c.value(lop::key::kKind, std::string("")) << ")\n";
       out << "  p   min[usec]  median[usec]  mean[usec]  99%[usec]  samples\n";
-      for (const json& pt : c["points"]) {
+      for (const json& pt : c[lop::key::kPoints]) {
         char line[160];
         std::snprintf(
             line, sizeof(line), "  %-3d %-10.3f %-13.3f %-11.3f %-10.3f %llu\n",
-            pt.value("p", 0), pt.value("min_ns", 0.0) / 1000,
-            pt.value("median_ns", 0.0) / 1000, pt.value("mean_ns", 0.0) / 1000,
-            pt.value("p99_ns", 0.0) / 1000,
-            static_cast<unsigned long long>(pt.value("samples", 0ull)));
+            pt.value(lop::key::kP, 0), pt.value(lop::key::kMinNs, 0.0) / 1000,
+            pt.value(lop::key::kMedianNs, 0.0) / 1000,
+            pt.value(lop::key::kMeanNs, 0.0) / 1000,
+            pt.value(lop::key::kP99Ns, 0.0) / 1000,
+            static_cast<unsigned long long>(
+                pt.value(lop::key::kSamples, 0ull)));
         out << line;
       }
     }
@@ -157,17 +161,21 @@ void WriteCsv(const json& run, std::ostream& out) {
   } else if (mode == "lop") {
     out << "curve,kind,pattern,side,op,inline,list,p,min_ns,median_ns,mean_ns,"
            "p99_ns,samples\n";
-    for (const json& c : run["lop"]["curves"]) {
-      for (const json& pt : c["points"]) {
-        out << c.value("name", std::string()) << ","
-            << c.value("kind", std::string()) << ","
-            << c.value("pattern", std::string()) << ","
-            << c.value("side", std::string()) << ","
-            << c.value("op", std::string()) << "," << c.value("inline", false)
-            << "," << c.value("list", false) << "," << pt.value("p", 0) << ","
-            << pt.value("min_ns", 0.0) << "," << pt.value("median_ns", 0.0)
-            << "," << pt.value("mean_ns", 0.0) << "," << pt.value("p99_ns", 0.0)
-            << "," << pt.value("samples", 0ull) << "\n";
+    for (const json& c : run[lop::kSection][lop::kCurves]) {
+      for (const json& pt : c[lop::key::kPoints]) {
+        out << c.value(lop::key::kName, std::string()) << ","
+            << c.value(lop::key::kKind, std::string()) << ","
+            << c.value(lop::key::kPattern, std::string()) << ","
+            << c.value(lop::key::kSide, std::string()) << ","
+            << c.value(lop::key::kOp, std::string()) << ","
+            << c.value(lop::key::kInline, false) << ","
+            << c.value(lop::key::kList, false) << ","
+            << pt.value(lop::key::kP, 0) << ","
+            << pt.value(lop::key::kMinNs, 0.0) << ","
+            << pt.value(lop::key::kMedianNs, 0.0) << ","
+            << pt.value(lop::key::kMeanNs, 0.0) << ","
+            << pt.value(lop::key::kP99Ns, 0.0) << ","
+            << pt.value(lop::key::kSamples, 0ull) << "\n";
       }
     }
   }
@@ -192,12 +200,12 @@ void WriteHistograms(const json& run, std::ostream& out) {
     for (const json& r : run["results"])
       block(mode + " " + Label(r), r["stats"]);
   } else if (mode == "lop") {
-    for (const json& c : run["lop"]["curves"]) {
-      for (const json& pt : c["points"]) {
-        if (pt.contains("stats")) {
-          block(c.value("name", std::string()) +
-                    " p=" + std::to_string(pt.value("p", 0)),
-                pt["stats"]);
+    for (const json& c : run[lop::kSection][lop::kCurves]) {
+      for (const json& pt : c[lop::key::kPoints]) {
+        if (pt.contains(lop::key::kStats)) {
+          block(c.value(lop::key::kName, std::string()) +
+                    " p=" + std::to_string(pt.value(lop::key::kP, 0)),
+                pt[lop::key::kStats]);
         }
       }
     }
@@ -219,12 +227,13 @@ void WriteRaw(const json& run, std::ostream& out) {
       }
     }
   } else if (mode == "lop") {
-    for (const json& c : run["lop"]["curves"]) {
-      for (const json& pt : c["points"]) {
-        if (!pt.contains("raw_ns")) continue;
-        const std::string label = c.value("name", std::string()) + "/p" +
-                                  std::to_string(pt.value("p", 0));
-        for (const json& v : pt["raw_ns"])
+    for (const json& c : run[lop::kSection][lop::kCurves]) {
+      for (const json& pt : c[lop::key::kPoints]) {
+        if (!pt.contains(lop::key::kRawNs)) continue;
+        const std::string label = c.value(lop::key::kName, std::string()) +
+                                  "/p" +
+                                  std::to_string(pt.value(lop::key::kP, 0));
+        for (const json& v : pt[lop::key::kRawNs])
           out << label << " " << v.get<double>() << "\n";
       }
     }

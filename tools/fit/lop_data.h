@@ -1,10 +1,5 @@
-// The `lop` section of verbsbench's --json output, parsed and validated:
-//   {"tool":"verbsbench","mode":"lop","params":{...},"device":{...},
-//    "lop":{"curves":[{"name":..,"kind":"rtt"|"overhead"|"latency",
-//                      "pattern":"1:n","op":"send","inline":true,
-//                      "side":"send","list":false,
-//                      "points":[{"p":1,"min_ns":..,"median_ns":..,
-//                                 "mean_ns":..,"p99_ns":..,"samples":N}]}]}}
+// The `lop` section of verbsbench's --json output, parsed and validated.
+// The keys are verbsbench's lop contract (verbsbench/lop/contract.h).
 #ifndef VERBSEMU_TOOLS_FIT_LOP_DATA_H_
 #define VERBSEMU_TOOLS_FIT_LOP_DATA_H_
 
@@ -15,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "verbsbench/lop/contract.h"
+
 namespace verbsemu::fit {
 
 // Every input problem is reported as one of these, with a one-line message.
@@ -24,7 +21,7 @@ class LopInputError : public std::runtime_error {
 };
 
 enum class Stat { kMin, kMedian, kMean };
-enum class CurveKind { kRtt, kOverhead, kLatency };
+using CurveKind = verbsbench::lop::Kind;
 
 // "min", "median", "mean"; nullopt otherwise.
 std::optional<Stat> ParseStat(const std::string& s);
