@@ -1,5 +1,6 @@
 #include "verbsbench/options.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -76,18 +77,19 @@ std::vector<int> ParseIntRange(const std::string& spec) {
 }
 
 nlohmann::json Options::ToJson() const {
-  std::vector<std::string> inl;
+  std::vector<std::string> inl, op_names;
   for (bool b : inline_modes) inl.push_back(b ? "inline" : "normal");
-  return {{"mode", mode},
-          {"role", host.empty() ? "root" : "peer"},
+  for (Op op : ops) op_names.push_back(Name(op));
+  return {{"mode", Name(mode)},
+          {"role", is_peer() ? "peer" : "root"},
           {"host", host},
           {"bind", bind},
           {"port", port},
-          {"cm", cm},
+          {"cm", Name(cm)},
           {"ib_dev", ib_dev},
           {"ib_port", ib_port},
           {"gid_index", gid_index},
-          {"ops", ops},
+          {"ops", op_names},
           {"inline", inl},
           {"sizes", sizes},
           {"iters", iters},
@@ -98,12 +100,73 @@ nlohmann::json Options::ToJson() const {
           {"post_list", post_list},
           {"cq_mod", cq_mod},
           {"bidirectional", bidirectional},
-          {"wait", wait},
+          {"wait", Name(wait)},
           {"peers", peers},
           {"p_values", p_values},
           {"max_inline_requested", max_inline},
           {"sq_depth", sq_depth},
           {"rq_depth", rq_depth}};
+}
+
+namespace {
+
+void FillDefaults(Options& o) {
+  const bool lop = o.mode == Mode::kLop;
+  if (o.ops.empty()) {
+    o.ops = lop ? std::vector<Op>{Op::kSend, Op::kWrite}
+                : std::vector<Op>{Op::kSend};
+  }
+  if (o.inline_modes.empty()) {
+    o.inline_modes =
+        lop ? std::vector<bool>{true, false} : std::vector<bool>{false};
+  }
+  if (o.sizes.empty()) {
+    o.sizes = {o.mode == Mode::kBw ? size_t{65536}
+               : lop               ? size_t{8}
+                                   : size_t{2}};
+  }
+  if (o.p_values.empty()) {
+    for (int p = 1; p <= o.peers; ++p) o.p_values.push_back(p);
+  }
+}
+
+void CheckLop(const Options& o) {
+  for (Op op : o.ops) {
+    if (o.mode == Mode::kLop && op == Op::kRead) {
+      throw std::invalid_argument("lop measures send and write only");
+    }
+  }
+  if (o.mode == Mode::kLop && o.sizes.size() != 1) {
+    throw std::invalid_argument("lop takes one message size");
+  }
+  if (o.peers < 1 || o.peers > 4096)
+    throw std::invalid_argument("--peers must be 1..4096");
+  if (o.mode != Mode::kLop && o.peers != 1) {
+    throw std::invalid_argument("--peers applies to lop only");
+  }
+}
+
+}  // namespace
+
+Options Normalize(Options o) {
+  FillDefaults(o);
+  CheckLop(o);
+  for (int p : o.p_values) {
+    if (p > o.peers) {
+      throw std::invalid_argument("p = " + std::to_string(p) +
+                                  " exceeds --peers " +
+                                  std::to_string(o.peers));
+    }
+  }
+  if (o.iters == 0) throw std::invalid_argument("--iters must be > 0");
+  if (o.window == 0) throw std::invalid_argument("--window must be > 0");
+  if (o.post_list == 0 || o.post_list > o.window) {
+    throw std::invalid_argument("--post-list must be 1..window");
+  }
+  if (o.cycle == 0) throw std::invalid_argument("--cycle must be > 0");
+  o.sq_depth =
+      std::max({o.sq_depth, o.window, static_cast<uint32_t>(2 * o.peers), 16u});
+  return o;
 }
 
 }  // namespace verbsbench
