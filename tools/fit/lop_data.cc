@@ -11,6 +11,9 @@ namespace {
 using nlohmann::json;
 namespace key = verbsbench::lop::key;
 
+// Largest p accepted (keeps every conversion of p defined).
+constexpr double kMaxP = 1e9;
+
 std::string CurveLabel(const json& c, std::size_t index) {
   if (c.is_object() && c.contains(key::kName) && c[key::kName].is_string()) {
     return "curve '" + c[key::kName].get<std::string>() + "'";
@@ -38,6 +41,34 @@ std::optional<double> OptNumber(const json& pt, const char* field,
     throw LopInputError(where + ": \"" + field + "\" is not finite");
   }
   return v;
+}
+
+LopPoint ParsePoint(const json& pt, const std::string& where) {
+  if (!pt.is_object()) {
+    throw LopInputError(where + ": a point is not an object");
+  }
+  LopPoint point;
+  auto p = OptNumber(pt, key::kP, where);
+  if (!p || *p <= 0 || std::floor(*p) != *p) {
+    throw LopInputError(where + ": every point needs a positive integer \"p\"");
+  }
+  if (*p > kMaxP) throw LopInputError(where + ": \"p\" above 1e9");
+  point.p = *p;
+  const std::string pw =
+      where + " p=" + std::to_string(static_cast<long long>(*p));
+  point.min_ns = OptNumber(pt, key::kMinNs, pw);
+  point.median_ns = OptNumber(pt, key::kMedianNs, pw);
+  if (!point.median_ns)
+    point.median_ns = OptNumber(pt, key::kMedianFallbackNs, pw);
+  point.mean_ns = OptNumber(pt, key::kMeanNs, pw);
+  point.p99_ns = OptNumber(pt, key::kP99Ns, pw);
+  if (auto s = OptNumber(pt, key::kSamples, pw)) {
+    if (*s < 0 || *s > 9e18) {
+      throw LopInputError(pw + ": \"samples\" out of range");
+    }
+    point.samples = static_cast<std::int64_t>(*s);
+  }
+  return point;
 }
 
 LopCurve ParseCurve(const json& c, std::size_t index) {
@@ -72,28 +103,7 @@ LopCurve ParseCurve(const json& c, std::size_t index) {
     throw LopInputError(where + " has no \"points\" array");
   }
   for (const json& pt : c[key::kPoints]) {
-    if (!pt.is_object()) {
-      throw LopInputError(where + ": a point is not an object");
-    }
-    LopPoint point;
-    auto p = OptNumber(pt, key::kP, where);
-    if (!p || *p <= 0 || std::floor(*p) != *p) {
-      throw LopInputError(where +
-                          ": every point needs a positive integer \"p\"");
-    }
-    point.p = *p;
-    const std::string pw =
-        where + " p=" + std::to_string(static_cast<long long>(*p));
-    point.min_ns = OptNumber(pt, key::kMinNs, pw);
-    point.median_ns = OptNumber(pt, key::kMedianNs, pw);
-    if (!point.median_ns)
-      point.median_ns = OptNumber(pt, key::kMedianFallbackNs, pw);
-    point.mean_ns = OptNumber(pt, key::kMeanNs, pw);
-    point.p99_ns = OptNumber(pt, key::kP99Ns, pw);
-    if (auto s = OptNumber(pt, key::kSamples, pw)) {
-      point.samples = static_cast<std::int64_t>(*s);
-    }
-    curve.points.push_back(point);
+    curve.points.push_back(ParsePoint(pt, where));
   }
   if (curve.points.empty()) throw LopInputError(where + " has no points");
   std::sort(curve.points.begin(), curve.points.end(),
@@ -191,31 +201,50 @@ LopRun ParseLop(const json& doc) {
   return run;
 }
 
-json LoadJsonFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw LopInputError("cannot open '" + path + "'");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) throw LopInputError("cannot read '" + path + "'");
+namespace {
+
+json ParseJsonText(std::string_view text, const std::string& origin) {
   try {
-    return json::parse(buf.str());
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     // e.what() is one line: "[json.exception.parse_error.101] parse error at
     // line 3, column 5: ...".
     std::string what = e.what();
     const auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
-    throw LopInputError("'" + path + "' is not valid JSON: " + what);
+    throw LopInputError("'" + origin + "' is not valid JSON: " + what);
+  }
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw LopInputError("cannot open '" + path + "'");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw LopInputError("cannot read '" + path + "'");
+  return buf.str();
+}
+
+}  // namespace
+
+json LoadJsonFile(const std::string& path) {
+  return ParseJsonText(ReadFile(path), path);
+}
+
+LopRun ParseLopText(std::string_view text, const std::string& origin) {
+  const json doc = ParseJsonText(text, origin);
+  try {
+    return ParseLop(doc);
+  } catch (const LopInputError& e) {
+    throw LopInputError("'" + origin + "': " + e.what());
+  } catch (const json::exception& e) {
+    // A value of an unexpected type deep in the document.
+    throw LopInputError("'" + origin + "': " + e.what());
   }
 }
 
 LopRun LoadLop(const std::string& path) {
-  json doc = LoadJsonFile(path);
-  try {
-    return ParseLop(doc);
-  } catch (const LopInputError& e) {
-    throw LopInputError("'" + path + "': " + e.what());
-  }
+  return ParseLopText(ReadFile(path), path);
 }
 
 }  // namespace verbsemu::fit

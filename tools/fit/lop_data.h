@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "verbsbench/lop/contract.h"
@@ -57,6 +58,9 @@ struct LopRun {
 
 // Validates and converts. Throws LopInputError.
 LopRun ParseLop(const nlohmann::json& doc);
+// Parses the text of a lop JSON document; `origin` (a path) names it in
+// messages. Throws LopInputError, and only that, on any bad input.
+LopRun ParseLopText(std::string_view text, const std::string& origin);
 // Reads and parses a file. Throws LopInputError (missing file, not JSON,
 // not lop mode, no curves, ...).
 LopRun LoadLop(const std::string& path);
