@@ -42,10 +42,7 @@ void PrintModes(const json& stats, std::ostream& out) {
   out << "\n";
 }
 
-}  // namespace
-
-void PrintTable(const json& run, std::ostream& out) {
-  const std::string mode = run.value("mode", "");
+void PrintHeader(const json& run, const std::string& mode, std::ostream& out) {
   const json& timer = run["timer"];
   out << "# verbsbench " << mode << "  device "
       << run["device"].value("name", "?") << " ("
@@ -64,67 +61,84 @@ void PrintTable(const json& run, std::ostream& out) {
   }
   if (!timer.value("invariant_tsc", true)) out << "; TSC not invariant";
   out << "\n";
+}
+
+void PrintLatTable(const json& run, std::ostream& out) {
+  std::string last_group;
+  for (const json& r : run["results"]) {
+    const std::string group = r.value("op", std::string("?")) +
+                              (r.value("inline", false) ? " inline" : "") +
+                              " (" + r.value("metric", std::string("")) + ")";
+    if (group != last_group) {
+      out << "# " << group << "\n";
+      out << " #bytes #iterations  t_min[usec]  t_max[usec]  t_typical[usec] "
+             " t_avg[usec]"
+             "  t_stdev[usec]  99%[usec]  99.9%[usec]\n";
+      last_group = group;
+    }
+    const json& s = r["stats"];
+    char line[256];
+    std::snprintf(
+        line, sizeof(line),
+        " %-6zu %-11llu  %-11s  %-11s  %-15s  %-11s  %-13s  %-9s  %s\n",
+        r.value("size", size_t{0}),
+        static_cast<unsigned long long>(r.value("iterations", 0ull)),
+        Us(s, "min_ns").c_str(), Us(s, "max_ns").c_str(),
+        Us(s, "p50_ns").c_str(), Us(s, "mean_ns").c_str(),
+        Fmt("%.3f", s.value("stdev_ns", 0.0) / 1000).c_str(),
+        Us(s, "p99_ns").c_str(), Us(s, "p999_ns").c_str());
+    out << line;
+    PrintModes(s, out);
+  }
+}
+
+void PrintBwTable(const json& run, std::ostream& out) {
+  out << " #bytes  #iterations  BW average[MiB/sec]  BW average[Gb/sec]  "
+         "MsgRate[Mpps]  op\n";
+  for (const json& r : run["results"]) {
+    char line[256];
+    std::snprintf(
+        line, sizeof(line), " %-7zu %-12llu %-20.2f %-19.3f %-14.6f %s%s%s\n",
+        r.value("size", size_t{0}),
+        static_cast<unsigned long long>(r.value("iterations", 0ull)),
+        r.value("bw_MiBps", 0.0), r.value("bw_Gbps", 0.0),
+        r.value("msg_rate_Mpps", 0.0), r.value("op", std::string("?")).c_str(),
+        r.value("inline", false) ? " inline" : "",
+        r.value("bidirectional", false) ? " bidirectional" : "");
+    out << line;
+  }
+}
+
+void PrintLopTable(const json& run, std::ostream& out) {
+  for (const json& c : run[lop::kSection][lop::kCurves]) {
+    out << "# " << c.value(lop::key::kName, std::string("?")) << "  ("
+        << c.value(lop::key::kKind, std::string("")) << ")\n";
+    out << "  p   min[usec]  median[usec]  mean[usec]  99%[usec]  samples\n";
+    for (const json& pt : c[lop::key::kPoints]) {
+      char line[160];
+      std::snprintf(
+          line, sizeof(line), "  %-3d %-10.3f %-13.3f %-11.3f %-10.3f %llu\n",
+          pt.value(lop::key::kP, 0), pt.value(lop::key::kMinNs, 0.0) / 1000,
+          pt.value(lop::key::kMedianNs, 0.0) / 1000,
+          pt.value(lop::key::kMeanNs, 0.0) / 1000,
+          pt.value(lop::key::kP99Ns, 0.0) / 1000,
+          static_cast<unsigned long long>(pt.value(lop::key::kSamples, 0ull)));
+      out << line;
+    }
+  }
+}
+
+}  // namespace
+
+void PrintTable(const json& run, std::ostream& out) {
+  const std::string mode = run.value("mode", "");
+  PrintHeader(run, mode, out);
   if (mode == "lat") {
-    std::string last_group;
-    for (const json& r : run["results"]) {
-      const std::string group = r.value("op", std::string("?")) +
-                                (r.value("inline", false) ? " inline" : "") +
-                                " (" + r.value("metric", std::string("")) + ")";
-      if (group != last_group) {
-        out << "# " << group << "\n";
-        out << " #bytes #iterations  t_min[usec]  t_max[usec]  t_typical[usec] "
-               " t_avg[usec]"
-               "  t_stdev[usec]  99%[usec]  99.9%[usec]\n";
-        last_group = group;
-      }
-      const json& s = r["stats"];
-      char line[256];
-      std::snprintf(
-          line, sizeof(line),
-          " %-6zu %-11llu  %-11s  %-11s  %-15s  %-11s  %-13s  %-9s  %s\n",
-          r.value("size", size_t{0}),
-          static_cast<unsigned long long>(r.value("iterations", 0ull)),
-          Us(s, "min_ns").c_str(), Us(s, "max_ns").c_str(),
-          Us(s, "p50_ns").c_str(), Us(s, "mean_ns").c_str(),
-          Fmt("%.3f", s.value("stdev_ns", 0.0) / 1000).c_str(),
-          Us(s, "p99_ns").c_str(), Us(s, "p999_ns").c_str());
-      out << line;
-      PrintModes(s, out);
-    }
+    PrintLatTable(run, out);
   } else if (mode == "bw") {
-    out << " #bytes  #iterations  BW average[MiB/sec]  BW average[Gb/sec]  "
-           "MsgRate[Mpps]  op\n";
-    for (const json& r : run["results"]) {
-      char line[256];
-      std::snprintf(
-          line, sizeof(line), " %-7zu %-12llu %-20.2f %-19.3f %-14.6f %s%s%s\n",
-          r.value("size", size_t{0}),
-          static_cast<unsigned long long>(r.value("iterations", 0ull)),
-          r.value("bw_MiBps", 0.0), r.value("bw_Gbps", 0.0),
-          r.value("msg_rate_Mpps", 0.0),
-          r.value("op", std::string("?")).c_str(),
-          r.value("inline", false) ? " inline" : "",
-          r.value("bidirectional", false) ? " bidirectional" : "");
-      out << line;
-    }
+    PrintBwTable(run, out);
   } else if (mode == "lop") {
-    for (const json& c : run[lop::kSection][lop::kCurves]) {
-      out << "# " << c.value(lop::key::kName, std::string("?")) << "  ("
-          << c.value(lop::key::kKind, std::string("")) << ")\n";
-      out << "  p   min[usec]  median[usec]  mean[usec]  99%[usec]  samples\n";
-      for (const json& pt : c[lop::key::kPoints]) {
-        char line[160];
-        std::snprintf(
-            line, sizeof(line), "  %-3d %-10.3f %-13.3f %-11.3f %-10.3f %llu\n",
-            pt.value(lop::key::kP, 0), pt.value(lop::key::kMinNs, 0.0) / 1000,
-            pt.value(lop::key::kMedianNs, 0.0) / 1000,
-            pt.value(lop::key::kMeanNs, 0.0) / 1000,
-            pt.value(lop::key::kP99Ns, 0.0) / 1000,
-            static_cast<unsigned long long>(
-                pt.value(lop::key::kSamples, 0ull)));
-        out << line;
-      }
-    }
+    PrintLopTable(run, out);
   }
 }
 
