@@ -8,19 +8,21 @@ namespace {
 using nlohmann::json;
 namespace key = lop::key;
 
-json Samples(const Recorder& rec, const Options& o) {
-  json j = {{"stats", StatsJson(rec)}};
+// What every lat and bw result has: the point and its samples.
+json Measured(Op op, size_t size, bool inline_used, uint64_t iterations,
+              const Recorder& rec, const Options& o) {
+  json j = {{"stats", StatsJson(rec)},
+            {"op", Name(op)},
+            {"size", size},
+            {"inline", inline_used},
+            {"iterations", iterations}};
   if (o.raw_limit > 0) j["raw_ns"] = rec.raw();
   return j;
 }
 
 json LatJson(const LatPoint& r, const Options& o) {
-  json j = Samples(r.recorder, o);
-  j["op"] = Name(r.op);
-  j["size"] = r.size;
-  j["inline"] = r.inline_used;
+  json j = Measured(r.op, r.size, r.inline_used, r.iterations, r.recorder, o);
   j["inline_requested"] = r.inline_requested;
-  j["iterations"] = r.iterations;
   j["metric"] = r.op == Op::kRead ? "rtt" : "rtt/2";
   return j;
 }
@@ -30,11 +32,7 @@ json BwJson(const BwPoint& r, const Options& o) {
   const double ways = r.bidirectional ? 2 : 1;
   const double bytes =
       static_cast<double>(r.iterations) * static_cast<double>(r.size) * ways;
-  json j = Samples(r.recorder, o);
-  j["op"] = Name(r.op);
-  j["size"] = r.size;
-  j["inline"] = r.inline_used;
-  j["iterations"] = r.iterations;
+  json j = Measured(r.op, r.size, r.inline_used, r.iterations, r.recorder, o);
   j["bidirectional"] = r.bidirectional;
   j["elapsed_ns"] = ns;
   if (r.bidirectional) j["peer_elapsed_ns"] = r.peer_elapsed_ns;

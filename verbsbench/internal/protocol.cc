@@ -1,6 +1,7 @@
 #include "verbsbench/internal/protocol.h"
 
 #include <stdexcept>
+#include <type_traits>
 
 namespace verbsbench::internal {
 namespace {
@@ -30,59 +31,51 @@ Message DecodeMessage(const json& j) {
   return m;
 }
 
-}  // namespace
-
-json Quit::Encode() const { return WithType(kType); }
-Quit Quit::Decode(const json&) { return {}; }
-
-json Echo::Encode() const {
-  json j = WithType(kType, {{"count", count}});
-  EncodeMessage(message, j);
+// Encode/Decode of a command that lists its fields.
+template <class C>
+json EncodeFields(const C& c) {
+  json j = WithType(C::kType);
+  C::Fields(c, [&j](const char* name, const auto& value) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(value)>, Message>) {
+      EncodeMessage(value, j);
+    } else {
+      j[name] = value;
+    }
+  });
   return j;
 }
-Echo Echo::Decode(const json& j) {
-  return {DecodeMessage(j), j.at("count").get<uint64_t>()};
-}
 
-json Initiate::Encode() const {
-  json j = WithType(kType, {{"count", count},
-                            {"warmup", warmup},
-                            {"cycle", cycle},
-                            {"raw_limit", raw_limit}});
-  EncodeMessage(message, j);
-  return j;
-}
-Initiate Initiate::Decode(const json& j) {
-  Initiate c;
-  c.message = DecodeMessage(j);
-  c.count = j.at("count").get<uint64_t>();
-  c.warmup = j.at("warmup").get<uint64_t>();
-  c.cycle = j.at("cycle").get<uint64_t>();
-  c.raw_limit = j.at("raw_limit").get<uint64_t>();
-  if (c.cycle == 0) throw std::runtime_error("cycle 0");
+template <class C>
+C DecodeFields(const json& j) {
+  C c;
+  C::Fields(c, [&j](const char* name, auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, Message>) {
+      value = DecodeMessage(j);
+    } else {
+      value = j.at(name).template get<T>();
+    }
+  });
   return c;
 }
 
-json Sink::Encode() const { return WithType(kType, {{"count", count}}); }
-Sink Sink::Decode(const json& j) { return {j.at("count").get<uint64_t>()}; }
+}  // namespace
 
-json Stream::Encode() const {
-  json j = WithType(kType, {{"count", count},
-                            {"window", window},
-                            {"post_list", post_list},
-                            {"cq_mod", cq_mod},
-                            {"expect_recv", expect_recv}});
-  EncodeMessage(message, j);
-  return j;
-}
-Stream Stream::Decode(const json& j) {
-  Stream c;
-  c.message = DecodeMessage(j);
-  c.count = j.at("count").get<uint64_t>();
-  c.window = j.at("window").get<uint32_t>();
-  c.post_list = j.at("post_list").get<uint32_t>();
-  c.cq_mod = j.at("cq_mod").get<uint32_t>();
-  c.expect_recv = j.at("expect_recv").get<uint64_t>();
+// The commands with listed fields, written once.
+#define VERBSBENCH_FIELDS_WIRE(T)                        \
+  json T::Encode() const { return EncodeFields(*this); } \
+  T T::Decode(const json& j) { return DecodeFields<T>(j); }
+VERBSBENCH_FIELDS_WIRE(Quit)
+VERBSBENCH_FIELDS_WIRE(Echo)
+VERBSBENCH_FIELDS_WIRE(Sink)
+VERBSBENCH_FIELDS_WIRE(Stream)
+VERBSBENCH_FIELDS_WIRE(Ready)
+#undef VERBSBENCH_FIELDS_WIRE
+
+json Initiate::Encode() const { return EncodeFields(*this); }
+Initiate Initiate::Decode(const json& j) {
+  Initiate c = DecodeFields<Initiate>(j);
+  if (c.cycle == 0) throw std::runtime_error("cycle 0");
   return c;
 }
 
@@ -100,9 +93,6 @@ Command DecodeCommand(const json& j) {
   }
   throw std::runtime_error("unknown command '" + type + "' from root");
 }
-
-json Ready::Encode() const { return WithType(kType); }
-Ready Ready::Decode(const json&) { return {}; }
 
 json Done::Encode() const {
   json j = WithType(kType);

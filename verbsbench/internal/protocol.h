@@ -24,9 +24,15 @@ struct Message {
   bool inl = false;
 };
 
+// Commands list their wire fields once, in Fields(self, visit): Encode and
+// Decode are written once for all of them (protocol.cc). A Message field
+// travels as "op", "size" and "inline".
+
 // Ends the peer's serve loop.
 struct Quit {
   static constexpr char kType[] = "quit";
+  template <class Self, class Visit>
+  static void Fields(Self&, Visit) {}
   nlohmann::json Encode() const;
   static Quit Decode(const nlohmann::json& j);
 };
@@ -35,6 +41,11 @@ struct Echo {
   static constexpr char kType[] = "echo";
   Message message;
   uint64_t count = 0;
+  template <class Self, class Visit>
+  static void Fields(Self& self, Visit visit) {
+    visit("message", self.message);
+    visit("count", self.count);
+  }
   nlohmann::json Encode() const;
   static Echo Decode(const nlohmann::json& j);
 };
@@ -43,6 +54,14 @@ struct Initiate {
   static constexpr char kType[] = "initiate";
   Message message;
   uint64_t count = 0, warmup = 0, cycle = 1000, raw_limit = 0;
+  template <class Self, class Visit>
+  static void Fields(Self& self, Visit visit) {
+    visit("message", self.message);
+    visit("count", self.count);
+    visit("warmup", self.warmup);
+    visit("cycle", self.cycle);
+    visit("raw_limit", self.raw_limit);
+  }
   nlohmann::json Encode() const;
   static Initiate Decode(const nlohmann::json& j);
 };
@@ -50,6 +69,10 @@ struct Initiate {
 struct Sink {
   static constexpr char kType[] = "sink";
   uint64_t count = 0;
+  template <class Self, class Visit>
+  static void Fields(Self& self, Visit visit) {
+    visit("count", self.count);
+  }
   nlohmann::json Encode() const;
   static Sink Decode(const nlohmann::json& j);
 };
@@ -60,6 +83,15 @@ struct Stream {
   uint64_t count = 0;
   uint32_t window = 1, post_list = 1, cq_mod = 1;
   uint64_t expect_recv = 0;
+  template <class Self, class Visit>
+  static void Fields(Self& self, Visit visit) {
+    visit("message", self.message);
+    visit("count", self.count);
+    visit("window", self.window);
+    visit("post_list", self.post_list);
+    visit("cq_mod", self.cq_mod);
+    visit("expect_recv", self.expect_recv);
+  }
   nlohmann::json Encode() const;
   static Stream Decode(const nlohmann::json& j);
 };
@@ -69,6 +101,8 @@ Command DecodeCommand(const nlohmann::json& j);
 
 struct Ready {
   static constexpr char kType[] = "ready";
+  template <class Self, class Visit>
+  static void Fields(Self&, Visit) {}
   nlohmann::json Encode() const;
   static Ready Decode(const nlohmann::json& j);
 };
