@@ -335,6 +335,41 @@ nlohmann::json ToJson(const LopAnalysis& a) {
   return j;
 }
 
+namespace {
+
+// <curve>.dat: the measured points, the fit and the residuals.
+void WriteCurveData(const std::filesystem::path& path, const CurveFit& c,
+                    Stat stat) {
+  std::ofstream out(path);
+  out << "# " << c.curve.name << " (" << StatName(stat)
+      << ")\n# p y fit residual min median mean p99\n";
+  for (std::size_t i = 0; i < c.p.size(); ++i) {
+    const LopPoint& pt = c.curve.points[i];
+    const double f = c.Eval(c.p[i]);
+    out << GnuNum(c.p[i]) << ' ' << GnuNum(c.y[i]) << ' ' << GnuNum(f) << ' '
+        << GnuNum(c.y[i] - f) << ' ' << GnuOpt(pt.min_ns) << ' '
+        << GnuOpt(pt.median_ns) << ' ' << GnuOpt(pt.mean_ns) << ' '
+        << GnuOpt(pt.p99_ns) << '\n';
+  }
+  CheckStream(out, path.string());
+}
+
+// <curve>.fit.dat: the fitted function sampled over the measured range.
+void WriteCurveFit(const std::filesystem::path& path, const CurveFit& c) {
+  std::ofstream out(path);
+  out << "# " << c.curve.name << " fitted " << c.ModelName() << "\n# p fit\n";
+  const double lo = c.p.front();
+  const double hi = c.p.back();
+  constexpr int kSteps = 200;
+  for (int s = 0; s <= kSteps; ++s) {
+    const double p = lo + (hi - lo) * s / kSteps;
+    out << GnuNum(p) << ' ' << GnuNum(c.Eval(p)) << '\n';
+  }
+  CheckStream(out, path.string());
+}
+
+}  // namespace
+
 void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -349,36 +384,11 @@ void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a) {
   for (const CurveFit& c : a.curves) {
     const std::string stem = SafeName(c.curve.name);
     const std::string dat = stem + ".dat";
-    {
-      const std::string path = (base / dat).string();
-      std::ofstream out(path);
-      out << "# " << c.curve.name << " (" << StatName(a.stat)
-          << ")\n# p y fit residual min median mean p99\n";
-      for (std::size_t i = 0; i < c.p.size(); ++i) {
-        const LopPoint& pt = c.curve.points[i];
-        const double f = c.Eval(c.p[i]);
-        out << GnuNum(c.p[i]) << ' ' << GnuNum(c.y[i]) << ' ' << GnuNum(f)
-            << ' ' << GnuNum(c.y[i] - f) << ' ' << GnuOpt(pt.min_ns) << ' '
-            << GnuOpt(pt.median_ns) << ' ' << GnuOpt(pt.mean_ns) << ' '
-            << GnuOpt(pt.p99_ns) << '\n';
-      }
-      CheckStream(out, path);
-    }
+    WriteCurveData(base / dat, c, a.stat);
     std::string fit = "-";
     if (c.fitted) {
       fit = stem + ".fit.dat";
-      const std::string path = (base / fit).string();
-      std::ofstream out(path);
-      out << "# " << c.curve.name << " fitted " << c.ModelName()
-          << "\n# p fit\n";
-      const double lo = c.p.front();
-      const double hi = c.p.back();
-      constexpr int kSteps = 200;
-      for (int s = 0; s <= kSteps; ++s) {
-        const double p = lo + (hi - lo) * s / kSteps;
-        out << GnuNum(p) << ' ' << GnuNum(c.Eval(p)) << '\n';
-      }
-      CheckStream(out, path);
+      WriteCurveFit(base / fit, c);
     }
     std::string type = CurveKindName(c.curve.kind);
     if (c.curve.kind == CurveKind::kOverhead) {

@@ -206,9 +206,10 @@ namespace {
 json ParseJsonText(std::string_view text, const std::string& origin) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.what() is one line: "[json.exception.parse_error.101] parse error at
-    // line 3, column 5: ...".
+  } catch (const json::exception& e) {
+    // A syntax error (parse_error) or a number too large for a double
+    // (out_of_range). e.what() is one line: "[json.exception.parse_error.101]
+    // parse error at line 3, column 5: ...".
     std::string what = e.what();
     const auto pos = what.find("] ");
     if (pos != std::string::npos) what = what.substr(pos + 2);
