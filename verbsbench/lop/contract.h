@@ -53,14 +53,11 @@ enum class Kind { kRtt, kOverhead, kLatency };
 const char* KindName(Kind kind);
 std::optional<Kind> ParseKind(std::string_view name);
 
-// Round-trip patterns and overhead sides.
-inline constexpr char kPattern1n[] = "1:n";
-inline constexpr char kPatternN1[] = "n:1";
-inline constexpr char kSideSend[] = "send";
-inline constexpr char kSideRecv[] = "recv";
-inline constexpr char kOpRecv[] = "recv";
-// Send-overhead curves are named "os_...", receive-overhead ones "or_...".
-inline constexpr char kSendOverheadPrefix[] = "os";
+// Round-trip patterns, overhead sides, the op of receive overheads and the
+// prefix of send-overhead curve names ("os_..."; receive: "or_...").
+inline constexpr char kPattern1n[] = "1:n", kPatternN1[] = "n:1";
+inline constexpr char kSideSend[] = "send", kSideRecv[] = "recv";
+inline constexpr char kOpRecv[] = "recv", kSendOverheadPrefix[] = "os";
 
 // Curve names: rtt2_<1n|n1>_<op>_<inline|normal>,
 // os_<op>_<single|list>[_inline], or_recv_<single|list>,
