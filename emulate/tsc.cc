@@ -3,29 +3,37 @@
 #include <time.h>
 
 #include <algorithm>
-#include <array>
+#include <stdexcept>
 #include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "emulate/spin.h"
 
 namespace verbsemu::emulate {
 namespace {
 
-uint64_t MonotonicRawNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull +
-         static_cast<uint64_t>(ts.tv_nsec);
-}
+struct Point {
+  double ticks;  // midpoint of the bracketing tick reads
+  int64_t ns;
+};
 
-// One window: brackets both clocks tightly at start and end.
-double MeasureTicksPerNs(uint64_t window_ns) {
-  const uint64_t ns0 = MonotonicRawNs();
-  const uint64_t t0 = ReadTsc();
-  uint64_t ns1 = ns0;
-  while (ns1 - ns0 < window_ns) ns1 = MonotonicRawNs();
-  const uint64_t t1 = ReadTsc();
-  return static_cast<double>(t1 - t0) / static_cast<double>(ns1 - ns0);
+Point ReadPoint(const TickSource& ticks, const NanoSource& nanos) {
+  // Keep the tightest of a few brackets.
+  Point best{0, 0};
+  uint64_t best_width = UINT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t t0 = ticks();
+    const int64_t ns = nanos();
+    const uint64_t t1 = ticks();
+    if (t1 - t0 < best_width) {
+      best_width = t1 - t0;
+      best = {static_cast<double>(t0) + static_cast<double>(t1 - t0) / 2, ns};
+    }
+  }
+  return best;
 }
 
 // The device's first instruction, as far as the delay is concerned.
@@ -63,12 +71,50 @@ uint64_t MeasureSpinFixedCost(const TscCalibration& cal) {
 
 }  // namespace
 
-TscCalibration CalibrateTsc(uint64_t window_ns) {
-  std::array<double, 3> rates{};
-  for (double& r : rates) r = MeasureTicksPerNs(window_ns);
+int64_t MonotonicRawNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+bool HasInvariantTsc() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax, ebx, ecx, edx;
+  if (!__get_cpuid(0x80000000, &eax, &ebx, &ecx, &edx) || eax < 0x80000007) {
+    return false;
+  }
+  __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx);
+  return (edx >> 8) & 1;
+#else
+  return false;
+#endif
+}
+
+double CalibrateTicksPerNs(const TickSource& ticks, const NanoSource& nanos,
+                           const CalibrationOptions& options) {
+  if (options.window_ns <= 0 || options.rounds <= 0) {
+    throw std::invalid_argument("tsc calibration: bad options");
+  }
+  std::vector<double> rates;
+  for (int r = 0; r < options.rounds; ++r) {
+    const Point a = ReadPoint(ticks, nanos);
+    int64_t now = a.ns;
+    while (now - a.ns < options.window_ns) now = nanos();
+    const Point b = ReadPoint(ticks, nanos);
+    if (b.ns <= a.ns || b.ticks <= a.ticks) {
+      throw std::runtime_error("tsc calibration: clock did not advance");
+    }
+    rates.push_back((b.ticks - a.ticks) / static_cast<double>(b.ns - a.ns));
+  }
   std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+TscCalibration CalibrateTsc(uint64_t window_ns) {
   TscCalibration cal;
-  cal.ticks_per_ns = rates[1];
+  cal.ticks_per_ns = CalibrateTicksPerNs(
+      ReadTsc, MonotonicRawNs,
+      {.window_ns = static_cast<int64_t>(window_ns), .rounds = 3});
   cal.spin_fixed_cost_ticks = MeasureSpinFixedCost(cal);
   return cal;
 }

@@ -1,13 +1,20 @@
-// TSC clock: the time base of every emulated delay. Hot-path reads are a
-// single rdtsc; conversion to and from nanoseconds uses a calibration taken
-// once per process against CLOCK_MONOTONIC_RAW.
+// The one cycle clock of verbsemu (the shim's delays and verbsbench's timer):
+// a TSC read, plain for hot paths or ordered for timed regions, one CpuRelax,
+// and a calibration against CLOCK_MONOTONIC_RAW whose sources are injectable
+// (Abseil's CycleClock idea), so tests drive it with simulated clocks.
 #ifndef VERBSEMU_EMULATE_TSC_H_
 #define VERBSEMU_EMULATE_TSC_H_
 
 #include <cstdint>
+#include <functional>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 namespace verbsemu::emulate {
 
+// Plain read: one rdtsc, free to move past neighbouring instructions.
 inline uint64_t ReadTsc() {
 #if defined(__x86_64__) || defined(__i386__)
   return __builtin_ia32_rdtsc();
@@ -16,11 +23,27 @@ inline uint64_t ReadTsc() {
 #endif
 }
 
+// Ordered read for timing a region: rdtscp waits for earlier instructions
+// to retire; the lfence keeps later ones from starting before the read.
+inline uint64_t ReadTscOrdered() {
+  unsigned aux;
+  const uint64_t t = __rdtscp(&aux);
+  _mm_lfence();
+  return t;
+}
+
+// One spin-loop pause.
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #endif
 }
+
+// CLOCK_MONOTONIC_RAW in nanoseconds: the calibration reference.
+int64_t MonotonicRawNs();
+
+// True when the CPU advertises an invariant TSC (CPUID 0x80000007 EDX[8]).
+bool HasInvariantTsc();
 
 // Conversion factors between TSC ticks and nanoseconds.
 struct TscCalibration {
@@ -43,8 +66,25 @@ struct TscClock {
   void Relax() const { CpuRelax(); }
 };
 
-// Measures ticks_per_ns over `window_ns` of CLOCK_MONOTONIC_RAW (best of a few
-// windows) and the spin fixed cost. Takes roughly 3 * window_ns.
+// Injectable sources for the calibration: tests pass simulated clocks.
+using TickSource = std::function<uint64_t()>;
+using NanoSource = std::function<int64_t()>;
+
+struct CalibrationOptions {
+  int64_t window_ns = 20'000'000;  // length of one calibration window
+  int rounds = 5;                  // the median of the rounds is kept
+};
+
+// Ticks per nanosecond: ticks elapsed over `window_ns` of the reference
+// clock, median of `rounds` windows. Each end point brackets the reference
+// read between two tick reads and uses their midpoint. Throws
+// std::invalid_argument on bad options, std::runtime_error when a clock does
+// not advance.
+double CalibrateTicksPerNs(const TickSource& ticks, const NanoSource& nanos,
+                           const CalibrationOptions& options = {});
+
+// Measures ticks_per_ns against CLOCK_MONOTONIC_RAW (median of three
+// `window_ns` windows) and the spin fixed cost. Takes roughly 3 * window_ns.
 TscCalibration CalibrateTsc(uint64_t window_ns = 5'000'000);
 
 // Process-wide calibration, computed on first use (thread-safe).

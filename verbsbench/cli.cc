@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "verbsbench/engine.h"
@@ -31,27 +32,28 @@ const char* kUsage =
     "  lop: start the root with --peers P, then P peers with the root's "
     "HOST.\n";
 
-}  // namespace
-
-CommandLine ParseCommandLine(int argc, const char* const argv[]) {
-  CommandLine cl;
-  Options& o = cl.options;
+// What the command line gives as text, before it becomes typed options.
+struct Text {
+  std::string mode, cm, wait, inline_mode, size_spec, p_spec;
   std::vector<std::string> ops;
-  std::string inline_mode, size_spec, p_spec;
   bool yield = false;
+};
+
+po::options_description Describe(CommandLine& cl, Text& t) {
+  Options& o = cl.options;
   po::options_description desc("options");
   // clang-format off
   desc.add_options()
       ("help,h", "this help")
       ("port", po::value<uint16_t>(&o.port)->default_value(18515), "TCP control port (rdma_cm listens on port+1)")
       ("bind", po::value<std::string>(&o.bind), "root: address to listen on")
-      ("cm", po::value<std::string>(&o.cm)->default_value("auto"), "connection setup: auto|rdmacm|tcp (auto: rdma_cm, else out-of-band TCP)")
+      ("cm", po::value<std::string>(&t.cm)->default_value("auto"), "connection setup: auto|rdmacm|tcp (auto: rdma_cm, else out-of-band TCP)")
       ("ib-dev,d", po::value<std::string>(&o.ib_dev), "RDMA device (out-of-band mode; default: first)")
       ("ib-port,i", po::value<int>(&o.ib_port)->default_value(1), "device port")
       ("gid-index,x", po::value<int>(&o.gid_index)->default_value(-1), "GID index (-1: IPv4-mapped RoCEv2 GID if any)")
-      ("op,o", po::value<std::vector<std::string>>(&ops)->composing(), "send|write|read, comma list (lat/bw default send; lop: send,write)")
-      ("inline", po::value<std::string>(&inline_mode), "off|on|both (lat/bw default off, lop both)")
-      ("size,s", po::value<std::string>(&size_spec), "message size N[K|M] or sweep MIN:MAX (powers of two)")
+      ("op,o", po::value<std::vector<std::string>>(&t.ops)->composing(), "send|write|read, comma list (lat/bw default send; lop: send,write)")
+      ("inline", po::value<std::string>(&t.inline_mode), "off|on|both (lat/bw default off, lop both)")
+      ("size,s", po::value<std::string>(&t.size_spec), "message size N[K|KiB|M|MiB|G] (binary; KB, MB refused as ambiguous) or sweep MIN:MAX (powers of two)")
       ("iters,n", po::value<uint64_t>(&o.iters)->default_value(1000), "measured iterations per point")
       ("warmup,w", po::value<uint64_t>(&o.warmup)->default_value(100), "unmeasured iterations first")
       ("duration,D", po::value<double>(&o.duration_s)->default_value(0), "run each point ~S seconds instead of --iters")
@@ -60,10 +62,10 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
       ("post-list,l", po::value<uint32_t>(&o.post_list)->default_value(1), "bw: WRs per ibv_post_send")
       ("cq-mod,Q", po::value<uint32_t>(&o.cq_mod)->default_value(16), "bw: signal every N WRs")
       ("bidirectional,b", po::bool_switch(&o.bidirectional), "bw: both sides stream")
-      ("wait", po::value<std::string>(&o.wait)->default_value("spin"), "spin|yield|event: how to wait (yield/event when pollers outnumber cores); root passes it to peers")
-      ("yield", po::bool_switch(&yield), "same as --wait yield")
+      ("wait", po::value<std::string>(&t.wait)->default_value("spin"), "spin|yield|event: how to wait (yield/event when pollers outnumber cores); root passes it to peers")
+      ("yield", po::bool_switch(&t.yield), "same as --wait yield")
       ("peers,P", po::value<int>(&o.peers)->default_value(1), "lop root: number of peers to accept")
-      ("p", po::value<std::string>(&p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
+      ("p", po::value<std::string>(&t.p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
       ("max-inline,I", po::value<uint32_t>(&o.max_inline)->default_value(256), "inline size to request from the device")
       ("timeout", po::value<double>(&o.timeout_s)->default_value(30), "seconds to wait for peers/messages")
       ("json", po::value<std::string>(&cl.outputs.json), "write the whole run as JSON to FILE (- = stdout)")
@@ -73,9 +75,59 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
       ("raw-max", po::value<uint64_t>(&o.raw_limit)->default_value(0), "raw samples kept per point (default 100000 with --raw)")
       ("quiet,q", po::bool_switch(&cl.outputs.quiet), "no table on stdout");
   // clang-format on
+  return desc;
+}
+
+// `text` as an E, or a one-line error naming the choices.
+template <class E>
+E ParseChoice(const std::string& text, const std::string& error) {
+  const std::optional<E> value = Parse<E>(text);
+  if (!value)
+    throw std::invalid_argument(error + " '" + text + "' (" + Choices<E>() +
+                                ")");
+  return *value;
+}
+
+std::vector<bool> ParseInline(const std::string& mode) {
+  if (mode == "off") return {false};
+  if (mode == "on") return {true};
+  if (mode == "both") return {true, false};
+  throw std::invalid_argument("bad --inline '" + mode + "' (off, on or both)");
+}
+
+// Turns the text into typed options.
+void Apply(const Text& t, CommandLine& cl) {
+  Options& o = cl.options;
+  if (t.mode.empty())
+    throw std::invalid_argument("missing mode (lat, bw or lop); try --help");
+  const std::optional<Mode> mode = Parse<Mode>(t.mode);
+  if (!mode) {
+    throw std::invalid_argument("unknown mode '" + t.mode + "' (expected " +
+                                Choices<Mode>() + ")");
+  }
+  o.mode = *mode;
+  for (const std::string& op : SplitCommas(t.ops)) {
+    o.ops.push_back(ParseChoice<Op>(op, "unknown operation"));
+  }
+  if (!t.inline_mode.empty()) o.inline_modes = ParseInline(t.inline_mode);
+  if (!t.size_spec.empty()) o.sizes = ParseSizes(t.size_spec);
+  if (!t.p_spec.empty()) o.p_values = ParseIntRange(t.p_spec);
+  o.cm = ParseChoice<Cm>(t.cm, "bad --cm");
+  o.wait = t.yield ? Wait::kYield : ParseChoice<Wait>(t.wait, "bad --wait");
+  if (!cl.outputs.raw.empty() && o.raw_limit == 0) o.raw_limit = 100000;
+  if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be > 0");
+  if (o.duration_s < 0) throw std::invalid_argument("--duration must be >= 0");
+}
+
+}  // namespace
+
+CommandLine ParseCommandLine(int argc, const char* const argv[]) {
+  CommandLine cl;
+  Text t;
+  po::options_description desc = Describe(cl, t);
   po::options_description hidden;
-  hidden.add_options()("mode", po::value<std::string>(&o.mode))(
-      "host", po::value<std::string>(&o.host));
+  hidden.add_options()("mode", po::value<std::string>(&t.mode))(
+      "host", po::value<std::string>(&cl.options.host));
   po::options_description all;
   all.add(desc).add(hidden);
   po::positional_options_description pos;
@@ -96,36 +148,8 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
     cl.help = true;
     return cl;
   }
-  if (o.mode.empty())
-    throw std::invalid_argument("missing mode (lat, bw or lop); try --help");
-  o.ops = SplitCommas(ops);
-  if (!inline_mode.empty()) {
-    if (inline_mode == "off") {
-      o.inline_modes = {false};
-    } else if (inline_mode == "on") {
-      o.inline_modes = {true};
-    } else if (inline_mode == "both") {
-      o.inline_modes = {true, false};
-    } else {
-      throw std::invalid_argument("bad --inline '" + inline_mode +
-                                  "' (off, on or both)");
-    }
-  }
-  if (!size_spec.empty()) o.sizes = ParseSizes(size_spec);
-  if (!p_spec.empty()) o.p_values = ParseIntRange(p_spec);
-  if (o.cm != "auto" && o.cm != "rdmacm" && o.cm != "tcp") {
-    throw std::invalid_argument("bad --cm '" + o.cm +
-                                "' (auto, rdmacm or tcp)");
-  }
-  if (yield) o.wait = "yield";
-  if (o.wait != "spin" && o.wait != "yield" && o.wait != "event") {
-    throw std::invalid_argument("bad --wait '" + o.wait +
-                                "' (spin, yield or event)");
-  }
-  if (!cl.outputs.raw.empty() && o.raw_limit == 0) o.raw_limit = 100000;
-  if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be > 0");
-  if (o.duration_s < 0) throw std::invalid_argument("--duration must be >= 0");
-  o = Normalize(o);
+  Apply(t, cl);
+  cl.options = Normalize(cl.options);
   return cl;
 }
 

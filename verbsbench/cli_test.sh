@@ -19,6 +19,7 @@ check() {  # NAME EXPECTED_STATUS REGEX ARGS...
 check "unknown mode" 2 "^verbsbench: unknown mode 'pong'" pong
 check "no mode" 2 "^verbsbench: missing mode" --port 5
 check "bad size" 2 "^verbsbench: bad size '12Q'" lat -s 12Q
+check "ambiguous size" 2 "^verbsbench: bad size '4KB': ambiguous" lat -s 4KB
 check "bad range" 2 "^verbsbench: bad size range" lat -s 64:8
 check "bad option" 2 "^verbsbench: .*bogus" lat --bogus
 check "bad inline" 2 "^verbsbench: bad --inline" lat --inline sometimes

@@ -49,7 +49,7 @@ class EngineLoopback : public ::testing::Test {
     static uint16_t port = 23000;
     port = static_cast<uint16_t>(port + 2);
     o.port = port;
-    o.cm = "tcp";
+    o.cm = Cm::kTcp;
     o.ib_dev = device_;
     o.timeout_s = 60;
     const char* gid = std::getenv("VERBSEMU_VM_GID0");
@@ -96,8 +96,8 @@ class EngineLoopback : public ::testing::Test {
 
 TEST_F(EngineLoopback, LatSendWriteRead) {
   Options o;
-  o.mode = "lat";
-  o.ops = {"send", "write", "read"};
+  o.mode = Mode::kLat;
+  o.ops = {Op::kSend, Op::kWrite, Op::kRead};
   o.sizes = {8, 4096};
   o.iters = 100;
   o.warmup = 10;
@@ -114,8 +114,8 @@ TEST_F(EngineLoopback, LatSendWriteRead) {
 
 TEST_F(EngineLoopback, BwWithPostList) {
   Options o;
-  o.mode = "bw";
-  o.ops = {"write"};
+  o.mode = Mode::kBw;
+  o.ops = {Op::kWrite};
   o.sizes = {4096};
   o.iters = 1000;
   o.window = 32;
@@ -127,13 +127,13 @@ TEST_F(EngineLoopback, BwWithPostList) {
 
 TEST_F(EngineLoopback, LopTwoPeers) {
   Options o;
-  o.mode = "lop";
+  o.mode = Mode::kLop;
   o.peers = 2;
-  o.ops = {"send"};
+  o.ops = {Op::kSend};
   o.inline_modes = {false};
   o.iters = 50;
   o.warmup = 5;
-  o.wait = "event";
+  o.wait = Wait::kEvent;
   const json run = RunPair(o, 2);
   std::map<std::string, size_t> points;
   for (const json& c : run["lop"]["curves"])

@@ -168,6 +168,60 @@ std::vector<LogHistogram::Bin> LogHistogram::Bins(int merge) const {
   return out;
 }
 
+namespace {
+
+// Index of the lowest coarse bin in [a, b] (the first one on ties).
+int ValleyBetween(const std::vector<uint64_t>& coarse, int a, int b) {
+  int arg = a;
+  for (int i = a; i <= b; ++i) {
+    if (coarse[static_cast<size_t>(i)] < coarse[static_cast<size_t>(arg)])
+      arg = i;
+  }
+  return arg;
+}
+
+// Local maxima of the coarse counts, tallest first, kept when their
+// neighbourhood holds at least min_fraction of the n samples and a valley
+// below half their height separates them from every taller peak kept.
+std::vector<int> SeparatedPeaks(const std::vector<uint64_t>& coarse, double n,
+                                double min_fraction) {
+  const int m = static_cast<int>(coarse.size());
+  std::vector<int> candidates;
+  for (int i = 0; i < m; ++i) {
+    const uint64_t left = i > 0 ? coarse[static_cast<size_t>(i - 1)] : 0;
+    const uint64_t right = i + 1 < m ? coarse[static_cast<size_t>(i + 1)] : 0;
+    if (coarse[static_cast<size_t>(i)] > left &&
+        coarse[static_cast<size_t>(i)] >= right) {
+      candidates.push_back(i);
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+    return coarse[static_cast<size_t>(a)] > coarse[static_cast<size_t>(b)];
+  });
+  std::vector<int> peaks;
+  for (int c : candidates) {
+    const double h = static_cast<double>(coarse[static_cast<size_t>(c)]);
+    // Height relative to the mass in the peak's neighbourhood.
+    double local = h;
+    if (c > 0) local += static_cast<double>(coarse[static_cast<size_t>(c - 1)]);
+    if (c + 1 < m)
+      local += static_cast<double>(coarse[static_cast<size_t>(c + 1)]);
+    if (local / n < min_fraction) continue;
+    bool separated = true;
+    for (int p : peaks) {
+      uint64_t valley = UINT64_MAX;
+      for (int k = std::min(p, c); k <= std::max(p, c); ++k) {
+        valley = std::min(valley, coarse[static_cast<size_t>(k)]);
+      }
+      if (static_cast<double>(valley) >= 0.5 * h) separated = false;
+    }
+    if (separated) peaks.push_back(c);
+  }
+  return peaks;
+}
+
+}  // namespace
+
 std::vector<LogHistogram::Mode> LogHistogram::Modes(double resolution,
                                                     double min_fraction) const {
   std::vector<Mode> modes;
@@ -192,52 +246,16 @@ std::vector<LogHistogram::Mode> LogHistogram::Modes(double resolution,
     coarse_start.push_back(i);
   }
   const int m = static_cast<int>(coarse.size());
-  std::vector<int> candidates;
-  for (int i = 0; i < m; ++i) {
-    const uint64_t left = i > 0 ? coarse[static_cast<size_t>(i - 1)] : 0;
-    const uint64_t right = i + 1 < m ? coarse[static_cast<size_t>(i + 1)] : 0;
-    if (coarse[static_cast<size_t>(i)] > left &&
-        coarse[static_cast<size_t>(i)] >= right) {
-      candidates.push_back(i);
-    }
-  }
-  std::sort(candidates.begin(), candidates.end(), [&](int a, int b) {
-    return coarse[static_cast<size_t>(a)] > coarse[static_cast<size_t>(b)];
-  });
   const double n = static_cast<double>(count_);
-  std::vector<int> peaks;
-  for (int c : candidates) {
-    const double h = static_cast<double>(coarse[static_cast<size_t>(c)]);
-    // Height relative to the mass in the peak's neighbourhood.
-    double local = h;
-    if (c > 0) local += static_cast<double>(coarse[static_cast<size_t>(c - 1)]);
-    if (c + 1 < m)
-      local += static_cast<double>(coarse[static_cast<size_t>(c + 1)]);
-    if (local / n < min_fraction) continue;
-    bool separated = true;
-    for (int p : peaks) {
-      uint64_t valley = UINT64_MAX;
-      for (int k = std::min(p, c); k <= std::max(p, c); ++k) {
-        valley = std::min(valley, coarse[static_cast<size_t>(k)]);
-      }
-      if (static_cast<double>(valley) >= 0.5 * h) separated = false;
-    }
-    if (separated) peaks.push_back(c);
-  }
+  std::vector<int> peaks = SeparatedPeaks(coarse, n, min_fraction);
   std::sort(peaks.begin(), peaks.end());
   for (size_t k = 0; k < peaks.size(); ++k) {
     // Basin: between the minima that separate neighbouring peaks.
-    auto valley_between = [&](int a, int b) {
-      int arg = a;
-      for (int i = a; i <= b; ++i) {
-        if (coarse[static_cast<size_t>(i)] < coarse[static_cast<size_t>(arg)])
-          arg = i;
-      }
-      return arg;
-    };
-    const int lo = k == 0 ? 0 : valley_between(peaks[k - 1], peaks[k]) + 1;
-    const int hi =
-        k + 1 == peaks.size() ? m - 1 : valley_between(peaks[k], peaks[k + 1]);
+    const int lo =
+        k == 0 ? 0 : ValleyBetween(coarse, peaks[k - 1], peaks[k]) + 1;
+    const int hi = k + 1 == peaks.size()
+                       ? m - 1
+                       : ValleyBetween(coarse, peaks[k], peaks[k + 1]);
     uint64_t mass = 0;
     for (int i = lo; i <= hi; ++i) mass += coarse[static_cast<size_t>(i)];
     // Peak value: the fullest fine bin inside the peak's coarse bin.

@@ -4,8 +4,11 @@
 // Exit: 0 ok, 1 invalid JSON or unreadable, 2 usage, 3 pointer not found.
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 #include <string>
+
+#include "verbsbench/json_query.h"
 
 int main(int argc, char** argv) {
   if (argc < 2 || argc > 4 || (argc == 4 && std::string(argv[3]) != "--size")) {
@@ -17,28 +20,17 @@ int main(int argc, char** argv) {
     std::cerr << "json_get: cannot read " << argv[1] << "\n";
     return 1;
   }
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const std::exception& e) {
-    std::cerr << "json_get: invalid JSON in " << argv[1] << ": " << e.what()
-              << "\n";
-    return 1;
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::optional<std::string> pointer =
+      argc >= 3 ? std::optional<std::string>(argv[2]) : std::nullopt;
+  const verbsbench::JsonQuery q =
+      verbsbench::QueryJson(text.str(), pointer, argc == 4);
+  if (q.status == 1) {
+    std::cerr << "json_get: " << argv[1] << ": " << q.error << "\n";
+  } else if (q.status != 0) {
+    std::cerr << "json_get: " << q.error << "\n";
   }
-  if (argc == 2) return 0;
-  const nlohmann::json* v = nullptr;
-  try {
-    v = &j.at(nlohmann::json::json_pointer(argv[2]));
-  } catch (const std::exception& e) {
-    std::cerr << "json_get: " << argv[2] << " not found\n";
-    return 3;
-  }
-  if (argc == 4) {
-    std::cout << v->size() << "\n";
-  } else if (v->is_string()) {
-    std::cout << v->get<std::string>() << "\n";
-  } else {
-    std::cout << v->dump() << "\n";
-  }
-  return 0;
+  std::cout << q.out;
+  return q.status;
 }

@@ -1,41 +1,31 @@
 #include "verbsbench/options.h"
 
-#include <cctype>
-#include <limits>
+#include <algorithm>
+#include <optional>
 #include <stdexcept>
+
+#include "emulate/units.h"
 
 namespace verbsbench {
 namespace {
 
+// Sizes go through the project's one parser (binary K/KiB, M/MiB, G/GiB;
+// "KB" refused as ambiguous); verbsbench adds its own limits and takes whole
+// numbers of a unit only.
 size_t ParseOneSize(const std::string& s) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0]))) {
-    throw std::invalid_argument("bad size '" + s + "'");
+  std::string why;
+  const std::optional<uint64_t> bytes = verbsemu::units::ParseBytes(s, &why);
+  if (!bytes) throw std::invalid_argument("bad size '" + s + "': " + why);
+  if (s.find('.') != std::string::npos) {
+    throw std::invalid_argument("bad size '" + s +
+                                "': write a whole number, such as 1536 or 2K");
   }
-  size_t pos = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("bad size '" + s + "'");
-  }
-  const std::string suffix = s.substr(pos);
-  unsigned long long mult = 1;
-  if (suffix.empty() || suffix == "B") {
-    mult = 1;
-  } else if (suffix == "K" || suffix == "k" || suffix == "KB") {
-    mult = 1ull << 10;
-  } else if (suffix == "M" || suffix == "m" || suffix == "MB") {
-    mult = 1ull << 20;
-  } else if (suffix == "G" || suffix == "g" || suffix == "GB") {
-    mult = 1ull << 30;
-  } else {
-    throw std::invalid_argument("bad size '" + s + "'");
-  }
-  if (v == 0) throw std::invalid_argument("bad size '" + s + "': must be > 0");
-  if (v > (1ull << 30) / mult) {
+  if (*bytes == 0)
+    throw std::invalid_argument("bad size '" + s + "': must be > 0");
+  if (*bytes > (1ull << 30)) {
     throw std::invalid_argument("bad size '" + s + "': at most 1G");
   }
-  return static_cast<size_t>(v * mult);
+  return static_cast<size_t>(*bytes);
 }
 
 }  // namespace
@@ -87,18 +77,19 @@ std::vector<int> ParseIntRange(const std::string& spec) {
 }
 
 nlohmann::json Options::ToJson() const {
-  std::vector<std::string> inl;
+  std::vector<std::string> inl, op_names;
   for (bool b : inline_modes) inl.push_back(b ? "inline" : "normal");
-  return {{"mode", mode},
-          {"role", host.empty() ? "root" : "peer"},
+  for (Op op : ops) op_names.push_back(Name(op));
+  return {{"mode", Name(mode)},
+          {"role", is_peer() ? "peer" : "root"},
           {"host", host},
           {"bind", bind},
           {"port", port},
-          {"cm", cm},
+          {"cm", Name(cm)},
           {"ib_dev", ib_dev},
           {"ib_port", ib_port},
           {"gid_index", gid_index},
-          {"ops", ops},
+          {"ops", op_names},
           {"inline", inl},
           {"sizes", sizes},
           {"iters", iters},
@@ -109,12 +100,73 @@ nlohmann::json Options::ToJson() const {
           {"post_list", post_list},
           {"cq_mod", cq_mod},
           {"bidirectional", bidirectional},
-          {"wait", wait},
+          {"wait", Name(wait)},
           {"peers", peers},
           {"p_values", p_values},
           {"max_inline_requested", max_inline},
           {"sq_depth", sq_depth},
           {"rq_depth", rq_depth}};
+}
+
+namespace {
+
+void FillDefaults(Options& o) {
+  const bool lop = o.mode == Mode::kLop;
+  if (o.ops.empty()) {
+    o.ops = lop ? std::vector<Op>{Op::kSend, Op::kWrite}
+                : std::vector<Op>{Op::kSend};
+  }
+  if (o.inline_modes.empty()) {
+    o.inline_modes =
+        lop ? std::vector<bool>{true, false} : std::vector<bool>{false};
+  }
+  if (o.sizes.empty()) {
+    o.sizes = {o.mode == Mode::kBw ? size_t{65536}
+               : lop               ? size_t{8}
+                                   : size_t{2}};
+  }
+  if (o.p_values.empty()) {
+    for (int p = 1; p <= o.peers; ++p) o.p_values.push_back(p);
+  }
+}
+
+void CheckLop(const Options& o) {
+  for (Op op : o.ops) {
+    if (o.mode == Mode::kLop && op == Op::kRead) {
+      throw std::invalid_argument("lop measures send and write only");
+    }
+  }
+  if (o.mode == Mode::kLop && o.sizes.size() != 1) {
+    throw std::invalid_argument("lop takes one message size");
+  }
+  if (o.peers < 1 || o.peers > 4096)
+    throw std::invalid_argument("--peers must be 1..4096");
+  if (o.mode != Mode::kLop && o.peers != 1) {
+    throw std::invalid_argument("--peers applies to lop only");
+  }
+}
+
+}  // namespace
+
+Options Normalize(Options o) {
+  FillDefaults(o);
+  CheckLop(o);
+  for (int p : o.p_values) {
+    if (p > o.peers) {
+      throw std::invalid_argument("p = " + std::to_string(p) +
+                                  " exceeds --peers " +
+                                  std::to_string(o.peers));
+    }
+  }
+  if (o.iters == 0) throw std::invalid_argument("--iters must be > 0");
+  if (o.window == 0) throw std::invalid_argument("--window must be > 0");
+  if (o.post_list == 0 || o.post_list > o.window) {
+    throw std::invalid_argument("--post-list must be 1..window");
+  }
+  if (o.cycle == 0) throw std::invalid_argument("--cycle must be > 0");
+  o.sq_depth =
+      std::max({o.sq_depth, o.window, static_cast<uint32_t>(2 * o.peers), 16u});
+  return o;
 }
 
 }  // namespace verbsbench

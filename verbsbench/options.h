@@ -1,28 +1,97 @@
-// Parameters of one verbsbench run, independent of how they were given.
+// Parameters of one verbsbench run, independent of how they were given:
+// typed (modes, connection managers, wait policies and operations are
+// enums, each spelled once in a table), checked by Normalize.
 #ifndef VERBSBENCH_OPTIONS_H_
 #define VERBSBENCH_OPTIONS_H_
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace verbsbench {
 
+enum class Mode { kLat, kBw, kLop };
+enum class Cm { kAuto, kRdmacm, kTcp };  // connection setup
+// How to wait: spin (default), yield (sched_yield() between polls) or event
+// (peers sleep on a completion channel for receives; the root spins;
+// RDMA-write receivers, which poll memory, yield). Use yield/event when
+// more processes poll than there are cores.
+enum class Wait { kSpin, kYield, kEvent };
+enum class Op { kSend, kWrite, kRead };
+
+// The one spelling of each enum value (EnumTable<E>::kRows).
+template <class E>
+struct EnumTable;
+template <>
+struct EnumTable<Mode> {
+  static constexpr std::array<std::pair<Mode, const char*>, 3> kRows = {
+      {{Mode::kLat, "lat"}, {Mode::kBw, "bw"}, {Mode::kLop, "lop"}}};
+};
+template <>
+struct EnumTable<Cm> {
+  static constexpr std::array<std::pair<Cm, const char*>, 3> kRows = {
+      {{Cm::kAuto, "auto"}, {Cm::kRdmacm, "rdmacm"}, {Cm::kTcp, "tcp"}}};
+};
+template <>
+struct EnumTable<Wait> {
+  static constexpr std::array<std::pair<Wait, const char*>, 3> kRows = {
+      {{Wait::kSpin, "spin"},
+       {Wait::kYield, "yield"},
+       {Wait::kEvent, "event"}}};
+};
+template <>
+struct EnumTable<Op> {
+  static constexpr std::array<std::pair<Op, const char*>, 3> kRows = {
+      {{Op::kSend, "send"}, {Op::kWrite, "write"}, {Op::kRead, "read"}}};
+};
+
+template <class E>
+const char* Name(E value) {
+  for (const auto& [e, name] : EnumTable<E>::kRows) {
+    if (e == value) return name;
+  }
+  return "?";
+}
+
+template <class E>
+std::optional<E> Parse(std::string_view text) {
+  for (const auto& [e, name] : EnumTable<E>::kRows) {
+    if (text == name) return e;
+  }
+  return std::nullopt;
+}
+
+// "lat, bw or lop": the accepted spellings, for error messages.
+template <class E>
+std::string Choices() {
+  std::string s;
+  const auto& rows = EnumTable<E>::kRows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) s += i + 1 == rows.size() ? " or " : ", ";
+    s += rows[i].second;
+  }
+  return s;
+}
+
 struct Options {
-  std::string mode;  // lat | bw | lop
+  Mode mode = Mode::kLat;
   // Role: with `host` set this process is a peer (client) that serves the
   // root's commands; without, it is the root (server) that measures.
   std::string host;
   std::string bind;  // root: address to listen on ("" = any)
   uint16_t port = 18515;
-  std::string cm = "auto";  // auto | rdmacm | tcp
+  Cm cm = Cm::kAuto;
   std::string ib_dev;
   int ib_port = 1;
   int gid_index = -1;
   double timeout_s = 30;
 
-  std::vector<std::string> ops;    // send | write | read
+  std::vector<Op> ops;
   std::vector<bool> inline_modes;  // false = normal, true = inline
   std::vector<size_t> sizes;
   uint64_t iters = 1000;
@@ -36,12 +105,7 @@ struct Options {
   uint32_t cq_mod = 16;    // bw: signal every cq_mod WRs
   bool bidirectional = false;
 
-  // How to wait: "spin" (default), "yield" (sched_yield() between polls)
-  // or "event" (peers sleep on a completion channel for receives; the root
-  // spins; RDMA-write receivers, which poll memory, yield). Use yield/event
-  // when more processes poll than there are cores (lop peers on one small
-  // host). The root passes its choice to the peers.
-  std::string wait = "spin";
+  Wait wait = Wait::kSpin;  // the root passes its choice to the peers
 
   int peers = 1;              // lop: P, peers to accept (root)
   std::vector<int> p_values;  // lop: p values measured (default 1..P)
@@ -50,11 +114,17 @@ struct Options {
   uint32_t sq_depth = 128;
   uint32_t rq_depth = 256;
 
+  bool is_peer() const { return !host.empty(); }
   nlohmann::json ToJson() const;
 };
 
-// "64", "4K", "1M" → bytes; "1:4M" → powers of two from 1 to 4M. Throws
-// std::invalid_argument with a one-line message.
+// Fills mode-dependent defaults (ops, inline modes, sizes, p values) and
+// checks the options; throws std::invalid_argument with a one-line message.
+Options Normalize(Options options);
+
+// "64", "4K", "1MiB" → bytes (the units parser: binary, "KB" refused);
+// "1:4M" → powers of two from 1 to 4M. Throws std::invalid_argument with a
+// one-line message.
 std::vector<size_t> ParseSizes(const std::string& spec);
 // "4" → {4}; "1:16" → 1..16; "1,2,4" → {1,2,4}.
 std::vector<int> ParseIntRange(const std::string& spec);

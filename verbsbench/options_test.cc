@@ -12,6 +12,23 @@ TEST(ParseSizes, SingleAndSuffixes) {
   EXPECT_EQ(ParseSizes("64"), std::vector<size_t>{64});
   EXPECT_EQ(ParseSizes("4K"), std::vector<size_t>{4096});
   EXPECT_EQ(ParseSizes("1M"), std::vector<size_t>{1 << 20});
+  EXPECT_EQ(ParseSizes("4KiB"), std::vector<size_t>{4096});
+  EXPECT_EQ(ParseSizes("1G"), std::vector<size_t>{1 << 30});
+}
+
+TEST(ParseSizes, AmbiguousDecimalUnitsRefusedWithTheParsersReason) {
+  for (const char* ambiguous : {"4KB", "1MB"}) {
+    try {
+      ParseSizes(ambiguous);
+      ADD_FAILURE() << ambiguous << " accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(msg.rfind(std::string("bad size '") + ambiguous + "': ", 0), 0u)
+          << msg;
+      EXPECT_NE(msg.find("ambiguous"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+  }
 }
 
 TEST(ParseSizes, SweepIsPowersOfTwo) {
@@ -40,31 +57,31 @@ TEST(ParseIntRange, ListsAndRanges) {
 
 TEST(Normalize, ModeDefaults) {
   Options o;
-  o.mode = "lop";
+  o.mode = Mode::kLop;
   o.peers = 4;
   const Options n = Normalize(o);
-  EXPECT_EQ(n.ops, (std::vector<std::string>{"send", "write"}));
+  EXPECT_EQ(n.ops, (std::vector<Op>{Op::kSend, Op::kWrite}));
   EXPECT_EQ(n.inline_modes, (std::vector<bool>{true, false}));
   EXPECT_EQ(n.p_values, (std::vector<int>{1, 2, 3, 4}));
   EXPECT_EQ(n.sizes, std::vector<size_t>{8});
-  o.mode = "lat";
+  o.mode = Mode::kLat;
   o.peers = 1;
   EXPECT_EQ(Normalize(o).sizes, std::vector<size_t>{2});
-  EXPECT_EQ(Normalize(o).ops, std::vector<std::string>{"send"});
+  EXPECT_EQ(Normalize(o).ops, std::vector<Op>{Op::kSend});
 }
 
 TEST(Normalize, RejectsInconsistentOptions) {
   Options o;
-  o.mode = "ping";
+  // An unknown mode cannot be spelled as an Options; its text is refused.
+  EXPECT_FALSE(verbsbench::Parse<Mode>("ping").has_value());
+  o.mode = Mode::kLop;
+  o.ops = {Op::kRead};
   EXPECT_THROW(Normalize(o), std::invalid_argument);
-  o.mode = "lop";
-  o.ops = {"read"};
-  EXPECT_THROW(Normalize(o), std::invalid_argument);
-  o.ops = {"send"};
+  o.ops = {Op::kSend};
   o.peers = 2;
   o.p_values = {3};
   EXPECT_THROW(Normalize(o), std::invalid_argument);
-  o.mode = "lat";
+  o.mode = Mode::kLat;
   o.p_values = {};
   EXPECT_THROW(Normalize(o), std::invalid_argument);  // --peers is lop only
   o.peers = 1;
@@ -77,14 +94,53 @@ CommandLine Parse(std::vector<const char*> args) {
   return ParseCommandLine(static_cast<int>(args.size()), args.data());
 }
 
+TEST(Enums, EachValueHasOneSpellingThatParsesBack) {
+  for (Mode v : {Mode::kLat, Mode::kBw, Mode::kLop})
+    EXPECT_EQ(verbsbench::Parse<Mode>(Name(v)), v) << Name(v);
+  for (Cm v : {Cm::kAuto, Cm::kRdmacm, Cm::kTcp})
+    EXPECT_EQ(verbsbench::Parse<Cm>(Name(v)), v) << Name(v);
+  for (Wait v : {Wait::kSpin, Wait::kYield, Wait::kEvent})
+    EXPECT_EQ(verbsbench::Parse<Wait>(Name(v)), v) << Name(v);
+  for (Op v : {Op::kSend, Op::kWrite, Op::kRead})
+    EXPECT_EQ(verbsbench::Parse<Op>(Name(v)), v) << Name(v);
+  EXPECT_EQ(Choices<Mode>(), "lat, bw or lop");
+  EXPECT_EQ(Choices<Wait>(), "spin, yield or event");
+  EXPECT_FALSE(verbsbench::Parse<Op>("atomic").has_value());
+}
+
+TEST(Options, JsonSpellsTheEnums) {
+  Options o;
+  o.mode = Mode::kBw;
+  o.cm = Cm::kRdmacm;
+  o.wait = Wait::kYield;
+  o.ops = {Op::kWrite, Op::kRead};
+  const nlohmann::json j = o.ToJson();
+  EXPECT_EQ(j["mode"], "bw");
+  EXPECT_EQ(j["cm"], "rdmacm");
+  EXPECT_EQ(j["wait"], "yield");
+  EXPECT_EQ(j["ops"], nlohmann::json({"write", "read"}));
+  EXPECT_EQ(j["role"], "root");
+}
+
+TEST(ParseCommandLine, TextBecomesEnums) {
+  const auto cl =
+      Parse({"bw", "--cm", "tcp", "--wait", "event", "--op", "write"});
+  EXPECT_EQ(cl.options.mode, Mode::kBw);
+  EXPECT_EQ(cl.options.cm, Cm::kTcp);
+  EXPECT_EQ(cl.options.wait, Wait::kEvent);
+  EXPECT_EQ(Parse({"lat", "--yield"}).options.wait, Wait::kYield);
+  EXPECT_THROW(Parse({"lat", "--op", "atomic"}), std::invalid_argument);
+  EXPECT_THROW(Parse({"lat", "--wait", "nap"}), std::invalid_argument);
+}
+
 TEST(ParseCommandLine, RootAndPeer) {
   const auto root = Parse({"lat", "-s", "1:8", "--op", "send,write", "--op",
                            "read", "--inline", "both", "--json", "out.json"});
-  EXPECT_EQ(root.options.mode, "lat");
+  EXPECT_EQ(root.options.mode, Mode::kLat);
   EXPECT_TRUE(root.options.host.empty());
   EXPECT_EQ(root.options.sizes, (std::vector<size_t>{1, 2, 4, 8}));
   EXPECT_EQ(root.options.ops,
-            (std::vector<std::string>{"send", "write", "read"}));
+            (std::vector<Op>{Op::kSend, Op::kWrite, Op::kRead}));
   EXPECT_EQ(root.outputs.json, "out.json");
   const auto peer = Parse({"lop", "10.0.0.1", "--port", "9000"});
   EXPECT_EQ(peer.options.host, "10.0.0.1");

@@ -1,64 +1,26 @@
-// Cycle-counter timer (rdtscp + lfence), calibrated against CLOCK_MONOTONIC,
-// with its own overhead measured by back-to-back reads (Confidence's
-// ORBTimer): the minimum is subtracted from measurements, the distribution is
-// reported.
+// verbsbench's timer: emulate's cycle clock (ordered TSC reads, calibrated
+// against CLOCK_MONOTONIC_RAW) with its own overhead measured by
+// back-to-back reads (Confidence's ORBTimer): the minimum is subtracted from
+// measurements, the distribution is reported.
 #ifndef VERBSBENCH_TIMER_H_
 #define VERBSBENCH_TIMER_H_
 
 #include <cstdint>
-#include <functional>
 #include <nlohmann/json.hpp>
 
+#include "emulate/tsc.h"
 #include "verbsbench/histogram.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#else
-#include <time.h>
-#endif
 
 namespace verbsbench {
 
-// Raw tick counter. rdtscp waits for earlier instructions to retire; the
-// lfence keeps later ones from starting before the read.
-inline uint64_t ReadTicks() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned aux;
-  const uint64_t t = __rdtscp(&aux);
-  _mm_lfence();
-  return t;
-#else
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + ts.tv_nsec;
-#endif
-}
+// Tick counter for timed regions: the ordered TSC read.
+inline uint64_t ReadTicks() { return verbsemu::emulate::ReadTscOrdered(); }
 
-// CLOCK_MONOTONIC in nanoseconds.
-int64_t MonotonicNanos();
-
-// Injectable time sources (the Abseil clock pattern): tests drive the
-// calibration with simulated clocks.
-using TickSource = std::function<uint64_t()>;
-using NanoSource = std::function<int64_t()>;
-
-struct CalibrationOptions {
-  int64_t window_ns = 20'000'000;  // length of one calibration window
-  int rounds = 5;                  // the median of the rounds is kept
-};
-
-// Tick frequency in Hz: ticks elapsed over `window_ns` of the reference
-// clock. Each end point brackets the reference read between two tick reads
-// and uses their midpoint.
-double CalibrateHz(const TickSource& ticks, const NanoSource& nanos,
-                   const CalibrationOptions& options = {});
-
-// True when the CPU advertises an invariant TSC (CPUID 0x80000007 EDX[8]).
-bool HasInvariantTsc();
+using CalibrationOptions = verbsemu::emulate::CalibrationOptions;
 
 class Timer {
  public:
-  // Calibrates the TSC against CLOCK_MONOTONIC and measures the timer
+  // Calibrates the TSC against CLOCK_MONOTONIC_RAW and measures the timer
   // overhead with `overhead_samples` back-to-back reads.
   static Timer Calibrate(const CalibrationOptions& options = {},
                          int overhead_samples = 100000);

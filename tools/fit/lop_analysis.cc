@@ -8,9 +8,13 @@
 #include <string_view>
 
 #include "tools/fit/lop_models.h"
+#include "verbsbench/lop/contract.h"
+#include "verbsbench/lop/formulas.h"
 
 namespace verbsemu::fit {
 namespace {
+
+namespace lop = verbsbench::lop;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -24,8 +28,8 @@ double MeasuredAt(const CurveFit& c, double p) {
 
 bool IsSendOverhead(const LopCurve& c) {
   if (c.kind != CurveKind::kOverhead) return false;
-  if (!c.side.empty()) return c.side == "send";
-  return c.name.rfind("os", 0) == 0;  // "os_..." by convention.
+  if (!c.side.empty()) return c.side == lop::kSideSend;
+  return c.name.rfind(lop::kSendOverheadPrefix, 0) == 0;
 }
 
 // Best send-overhead curve for an rtt curve with the given posting mode:
@@ -53,6 +57,15 @@ const CurveFit* PairOverhead(const LopAnalysis& a, const LopCurve& rtt,
   return best;
 }
 
+// The fitted columns of a derived point: the same formulas on the fitted
+// functions.
+void FillFitted(const CurveFit& rtt, const CurveFit& os, double p, double mult,
+                double os1_fit, DerivedPoint& pt) {
+  const double os_p_fit = os.Eval(p);
+  pt.l_fit = lop::Latency(lop::Rtt2(rtt.Eval(p)), os_p_fit, os1_fit, mult);
+  pt.t_pred_fit = lop::PredictedTime(os_p_fit, pt.l_fit, p, mult);
+}
+
 Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
                int predict_max) {
   Derived d;
@@ -70,18 +83,13 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
     DerivedPoint pt;
     const double p = rtt.p[i];
     pt.p = p;
-    // RTT2(p) is half the measured round (LoP §4.7 derives L from t_rtt/2).
-    pt.rtt2 = rtt.y[i] / 2;
+    pt.rtt2 = lop::Rtt2(rtt.y[i]);
     pt.os_p = MeasuredAt(os, p);
     pt.os_1 = os1;
-    const double mult = list ? p : 1.0;
-    // L(p) = RTT2(p) - (o_s(p) + o_s(1)); L_list: p * o_s(p).
-    pt.l = pt.rtt2 - (mult * pt.os_p + pt.os_1);
-    // t_1:n = o(n) + n L(n); t^list_1:n = n o(n) + n L(n).
-    pt.t_pred = mult * pt.os_p + p * pt.l;
-    const double os_p_fit = os.Eval(p);
-    pt.l_fit = rtt.Eval(p) / 2 - (mult * os_p_fit + os1_fit);
-    pt.t_pred_fit = mult * os_p_fit + p * pt.l_fit;
+    const double mult = lop::PostMultiplier(list, p);
+    pt.l = lop::Latency(pt.rtt2, pt.os_p, pt.os_1, mult);
+    pt.t_pred = lop::PredictedTime(pt.os_p, pt.l, p, mult);
+    FillFitted(rtt, os, p, mult, os1_fit, pt);
     d.points.push_back(pt);
   }
   // Extrapolation from the fits only.
@@ -90,10 +98,7 @@ Derived Derive(const CurveFit& rtt, const CurveFit& os, bool list,
     pt.p = p;
     pt.rtt2 = pt.os_p = pt.l = pt.t_pred = kNaN;
     pt.os_1 = os1;
-    const double mult = list ? p : 1.0;
-    const double os_p_fit = os.Eval(p);
-    pt.l_fit = rtt.Eval(p) / 2 - (mult * os_p_fit + os1_fit);
-    pt.t_pred_fit = mult * os_p_fit + p * pt.l_fit;
+    FillFitted(rtt, os, p, lop::PostMultiplier(list, p), os1_fit, pt);
     d.points.push_back(pt);
   }
   return d;
@@ -330,6 +335,41 @@ nlohmann::json ToJson(const LopAnalysis& a) {
   return j;
 }
 
+namespace {
+
+// <curve>.dat: the measured points, the fit and the residuals.
+void WriteCurveData(const std::filesystem::path& path, const CurveFit& c,
+                    Stat stat) {
+  std::ofstream out(path);
+  out << "# " << c.curve.name << " (" << StatName(stat)
+      << ")\n# p y fit residual min median mean p99\n";
+  for (std::size_t i = 0; i < c.p.size(); ++i) {
+    const LopPoint& pt = c.curve.points[i];
+    const double f = c.Eval(c.p[i]);
+    out << GnuNum(c.p[i]) << ' ' << GnuNum(c.y[i]) << ' ' << GnuNum(f) << ' '
+        << GnuNum(c.y[i] - f) << ' ' << GnuOpt(pt.min_ns) << ' '
+        << GnuOpt(pt.median_ns) << ' ' << GnuOpt(pt.mean_ns) << ' '
+        << GnuOpt(pt.p99_ns) << '\n';
+  }
+  CheckStream(out, path.string());
+}
+
+// <curve>.fit.dat: the fitted function sampled over the measured range.
+void WriteCurveFit(const std::filesystem::path& path, const CurveFit& c) {
+  std::ofstream out(path);
+  out << "# " << c.curve.name << " fitted " << c.ModelName() << "\n# p fit\n";
+  const double lo = c.p.front();
+  const double hi = c.p.back();
+  constexpr int kSteps = 200;
+  for (int s = 0; s <= kSteps; ++s) {
+    const double p = lo + (hi - lo) * s / kSteps;
+    out << GnuNum(p) << ' ' << GnuNum(c.Eval(p)) << '\n';
+  }
+  CheckStream(out, path.string());
+}
+
+}  // namespace
+
 void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -344,36 +384,11 @@ void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a) {
   for (const CurveFit& c : a.curves) {
     const std::string stem = SafeName(c.curve.name);
     const std::string dat = stem + ".dat";
-    {
-      const std::string path = (base / dat).string();
-      std::ofstream out(path);
-      out << "# " << c.curve.name << " (" << StatName(a.stat)
-          << ")\n# p y fit residual min median mean p99\n";
-      for (std::size_t i = 0; i < c.p.size(); ++i) {
-        const LopPoint& pt = c.curve.points[i];
-        const double f = c.Eval(c.p[i]);
-        out << GnuNum(c.p[i]) << ' ' << GnuNum(c.y[i]) << ' ' << GnuNum(f)
-            << ' ' << GnuNum(c.y[i] - f) << ' ' << GnuOpt(pt.min_ns) << ' '
-            << GnuOpt(pt.median_ns) << ' ' << GnuOpt(pt.mean_ns) << ' '
-            << GnuOpt(pt.p99_ns) << '\n';
-      }
-      CheckStream(out, path);
-    }
+    WriteCurveData(base / dat, c, a.stat);
     std::string fit = "-";
     if (c.fitted) {
       fit = stem + ".fit.dat";
-      const std::string path = (base / fit).string();
-      std::ofstream out(path);
-      out << "# " << c.curve.name << " fitted " << c.ModelName()
-          << "\n# p fit\n";
-      const double lo = c.p.front();
-      const double hi = c.p.back();
-      constexpr int kSteps = 200;
-      for (int s = 0; s <= kSteps; ++s) {
-        const double p = lo + (hi - lo) * s / kSteps;
-        out << GnuNum(p) << ' ' << GnuNum(c.Eval(p)) << '\n';
-      }
-      CheckStream(out, path);
+      WriteCurveFit(base / fit, c);
     }
     std::string type = CurveKindName(c.curve.kind);
     if (c.curve.kind == CurveKind::kOverhead) {

@@ -1,10 +1,5 @@
-// The `lop` section of verbsbench's --json output, parsed and validated:
-//   {"tool":"verbsbench","mode":"lop","params":{...},"device":{...},
-//    "lop":{"curves":[{"name":..,"kind":"rtt"|"overhead"|"latency",
-//                      "pattern":"1:n","op":"send","inline":true,
-//                      "side":"send","list":false,
-//                      "points":[{"p":1,"min_ns":..,"median_ns":..,
-//                                 "mean_ns":..,"p99_ns":..,"samples":N}]}]}}
+// The `lop` section of verbsbench's --json output, parsed and validated.
+// The keys are verbsbench's lop contract (verbsbench/lop/contract.h).
 #ifndef VERBSEMU_TOOLS_FIT_LOP_DATA_H_
 #define VERBSEMU_TOOLS_FIT_LOP_DATA_H_
 
@@ -13,7 +8,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "verbsbench/lop/contract.h"
 
 namespace verbsemu::fit {
 
@@ -24,7 +22,7 @@ class LopInputError : public std::runtime_error {
 };
 
 enum class Stat { kMin, kMedian, kMean };
-enum class CurveKind { kRtt, kOverhead, kLatency };
+using CurveKind = verbsbench::lop::Kind;
 
 // "min", "median", "mean"; nullopt otherwise.
 std::optional<Stat> ParseStat(const std::string& s);
@@ -60,6 +58,9 @@ struct LopRun {
 
 // Validates and converts. Throws LopInputError.
 LopRun ParseLop(const nlohmann::json& doc);
+// Parses the text of a lop JSON document; `origin` (a path) names it in
+// messages. Throws LopInputError, and only that, on any bad input.
+LopRun ParseLopText(std::string_view text, const std::string& origin);
 // Reads and parses a file. Throws LopInputError (missing file, not JSON,
 // not lop mode, no curves, ...).
 LopRun LoadLop(const std::string& path);

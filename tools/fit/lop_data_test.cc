@@ -130,6 +130,24 @@ TEST(LopDataTest, FileErrorsNameTheFile) {
   }
 }
 
+// Found by lop_data_fuzz: a number beyond double range threw
+// json::out_of_range past the loader (the CLI aborted).
+TEST(LopDataTest, TextErrorsAreLopInputErrors) {
+  for (
+      const char* text :
+      {R"({"lop":{"curves":[{"kind":"rtt","points":[{"p":1e+315}]}]}})",
+       R"({"lop": )", "",
+       R"({"lop":{"curves":[{"kind":"rtt","points":[{"p":1e300}]}]}})",
+       R"({"lop":{"curves":[{"kind":"rtt","points":[{"p":1,"samples":-4}]}]}})"}) {
+    try {
+      ParseLopText(text, "t.json");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const LopInputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("'t.json'", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(LopDataTest, ParseStat) {
   EXPECT_EQ(ParseStat("min"), Stat::kMin);
   EXPECT_EQ(ParseStat("median"), Stat::kMedian);

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "verbsbench/lop/contract.h"
+
 namespace verbsemu::plot {
 namespace {
 
@@ -35,8 +37,11 @@ std::string Scalar(const json& v) {
 
 // op=send size=8 ... from the scalar fields that identify a result.
 std::string Identity(const json& obj) {
-  static const char* kKeys[] = {"name",   "mode",    "op",   "size",
-                                "inline", "pattern", "side", "p"};
+  // The run's keys, with the lop curve and point keys of the lop contract.
+  namespace key = verbsbench::lop::key;
+  static const char* kKeys[] = {key::kName, "mode",       key::kOp,
+                                key::kSize, key::kInline, key::kPattern,
+                                key::kSide, key::kP};
   std::string s;
   if (!obj.is_object()) return s;
   for (const char* k : kKeys) {

@@ -179,18 +179,4 @@ nlohmann::json Control::Recv(double timeout_s) {
   }
 }
 
-nlohmann::json Control::Expect(const std::string& type, double timeout_s) {
-  nlohmann::json m = Recv(timeout_s);
-  const std::string got = m.value("type", "");
-  if (got == "error") {
-    throw std::runtime_error("peer " + remote_ + ": " +
-                             m.value("message", "error"));
-  }
-  if (got != type) {
-    throw std::runtime_error("protocol error: expected '" + type + "' from " +
-                             remote_ + ", got '" + got + "'");
-  }
-  return m;
-}
-
 }  // namespace verbsbench::internal

@@ -8,11 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "verbsbench/internal/channel.h"
 #include "verbsbench/internal/verbs.h"
 
 namespace verbsbench::internal {
 
-class Control {
+class Control : public Channel {
  public:
   // Listening socket on bind_address:port ("" = any address).
   static Fd Listen(const std::string& bind_address, uint16_t port);
@@ -22,13 +23,9 @@ class Control {
   static Control Connect(const std::string& host, uint16_t port,
                          double timeout_s);
 
-  void Send(const nlohmann::json& message);
-  // Next message; throws on EOF or after timeout_s (< 0: wait forever).
-  nlohmann::json Recv(double timeout_s = -1);
-  // Next message, which must have "type" == type.
-  nlohmann::json Expect(const std::string& type, double timeout_s = -1);
-
-  const std::string& remote() const { return remote_; }
+  void Send(const nlohmann::json& message) override;
+  nlohmann::json Recv(double timeout_s = -1) override;
+  const std::string& remote() const override { return remote_; }
   int fd() const { return fd_.get(); }
 
  private:

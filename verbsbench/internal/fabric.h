@@ -12,16 +12,13 @@
 
 #include "verbsbench/internal/control.h"
 #include "verbsbench/internal/verbs.h"
+#include "verbsbench/options.h"
 
 namespace verbsbench::internal {
 
-enum class Op { kSend, kWrite, kRead };
-Op ParseOp(const std::string& name);
-const char* OpName(Op op);
-
 struct FabricConfig {
-  std::string cm = "auto";  // auto | rdmacm | tcp
-  std::string ib_dev;       // tcp mode: device name ("" = first)
+  Cm cm = Cm::kAuto;
+  std::string ib_dev;  // tcp mode: device name ("" = first)
   int ib_port = 1;
   int gid_index = -1;      // -1: auto (IPv4-mapped RoCEv2 GID if any)
   size_t max_size = 4096;  // largest message
@@ -29,7 +26,7 @@ struct FabricConfig {
   uint32_t rq_depth = 256;
   uint32_t max_inline = 256;  // requested; the device may grant less
   double timeout_s = 30;
-  std::string wait = "spin";  // root → peers (Options::wait)
+  Wait wait = Wait::kSpin;  // root → peers (Options::wait)
 };
 
 struct Endpoint {
@@ -88,6 +85,14 @@ class Fabric {
   Endpoint& NewEndpoint();
   // A new endpoint on a connected-to-be rdma_cm id: its QP, posted receives.
   Endpoint& NewCmEndpoint(CmIdPtr id);
+  // Root, rdma_cm: listens on cm_port; returns why it could not ("" = ok).
+  std::string ListenCm(const std::string& bind_address, uint16_t cm_port,
+                       int peers);
+  // Root: sends the hello to peer `index`, then connects it.
+  void AcceptOne(Control& control, int index, int peers, uint16_t cm_port);
+  // Root, rdma_cm: true when the peer reported that rdma_cm failed on its
+  // side and the connection falls back to out-of-band setup.
+  bool PeerFellBack(Control& control);
   void ExchangeOob(Endpoint& ep, Control& control, bool root);
   void ConnectCm(const std::string& host, int cm_port);
   void ExchangeBuffers(Endpoint& ep, Control& control);

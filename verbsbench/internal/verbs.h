@@ -6,12 +6,19 @@
 #include <rdma/rdma_cma.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace verbsbench::internal {
+
+// Throws "what: strerror(err)".
+[[noreturn]] inline void Fail(const std::string& what, int err = errno) {
+  throw std::runtime_error(what + ": " + std::strerror(err));
+}
 
 template <auto Destroy>
 struct Deleter {

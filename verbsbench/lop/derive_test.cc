@@ -1,8 +1,8 @@
+#include "verbsbench/lop/derive.h"
+
 #include <gtest/gtest.h>
 
-#include "verbsbench/engine.h"
-
-namespace verbsbench {
+namespace verbsbench::lop {
 namespace {
 
 using nlohmann::json;
@@ -65,5 +65,13 @@ TEST(DeriveLatencyCurves, NeedsOverheadAtPOne) {
   EXPECT_TRUE(DeriveLatencyCurves(curves).empty());
 }
 
+TEST(Definitions, OneEntryPerKind) {
+  const json d = Definitions();
+  EXPECT_EQ(d.size(), 3u);
+  for (const char* kind : {"rtt", "overhead", "latency"}) {
+    EXPECT_TRUE(d.contains(kind)) << kind;
+  }
+}
+
 }  // namespace
-}  // namespace verbsbench
+}  // namespace verbsbench::lop

@@ -1,0 +1,48 @@
+// lat: 1:1 round trips over every op, inline mode and size.
+#include <algorithm>
+
+#include "verbsbench/internal/modes.h"
+
+namespace verbsbench::internal {
+
+uint64_t IterationsFor(const Options& o,
+                       const std::function<Recorder(uint64_t)>& pilot) {
+  if (o.duration_s <= 0) return o.iters;
+  // Duration runs: a short pilot estimates the time per iteration; the count
+  // then goes to the peers, which follow exact counts.
+  const Recorder r =
+      pilot(std::min<uint64_t>(100, std::max<uint64_t>(10, o.iters)));
+  const double per_iter = std::max(1.0, r.histogram().mean());
+  return std::clamp<uint64_t>(
+      static_cast<uint64_t>(o.duration_s * 1e9 / per_iter), 1,
+      2'000'000'000ull);
+}
+
+bool SkipInline(Op op, bool inl, const Options& o) {
+  return op == Op::kRead && inl && o.inline_modes.size() > 1;
+}
+
+std::vector<LatPoint> RunLat(Measurements& meas, const Options& o,
+                             std::ostream& progress) {
+  std::vector<LatPoint> results;
+  for (Op op : o.ops) {
+    for (bool inl : o.inline_modes) {
+      if (SkipInline(op, inl, o)) continue;
+      for (size_t size : o.sizes) {
+        const Message m{op, size, inl};
+        const double divisor = op == Op::kRead ? 1.0 : 2.0;
+        const uint64_t iters = IterationsFor(o, [&](uint64_t n) {
+          return meas.RoundTrip1n(1, m, n, 0, divisor);
+        });
+        const bool used = meas.Inline(m);
+        progress << "lat " << Name(op) << (used ? " inline" : "") << " size "
+                 << size << " iters " << iters << "\n";
+        results.push_back({op, size, used, inl, iters,
+                           meas.RoundTrip1n(1, m, iters, o.warmup, divisor)});
+      }
+    }
+  }
+  return results;
+}
+
+}  // namespace verbsbench::internal

@@ -1,0 +1,98 @@
+// lop: the LoP curves over p — 1:n and n:1 round trips, send overheads
+// (single posts and lists) per op and inline mode, receive overheads.
+#include <map>
+#include <string>
+
+#include "verbsbench/internal/modes.h"
+#include "verbsbench/lop/contract.h"
+
+namespace verbsbench::internal {
+namespace {
+
+// Curves by name, in order of first use (stable output).
+class Curves {
+ public:
+  LopCurve& Get(LopCurve meta) {
+    auto it = index_.find(meta.name);
+    if (it != index_.end()) return curves_[it->second];
+    index_[meta.name] = curves_.size();
+    curves_.push_back(std::move(meta));
+    return curves_.back();
+  }
+  std::vector<LopCurve> Take() { return std::move(curves_); }
+
+ private:
+  std::vector<LopCurve> curves_;
+  std::map<std::string, size_t> index_;
+};
+
+LopCurve Rtt(const char* pattern, const Message& m, bool used) {
+  LopCurve c;
+  c.name = lop::RttCurveName(pattern, Name(m.op), m.inl);
+  c.kind = lop::Kind::kRtt;
+  c.pattern = pattern;
+  c.op = Name(m.op);
+  c.is_inline = used;
+  c.size = m.size;
+  return c;
+}
+
+LopCurve SendOverhead(const Message& m, bool used, bool list) {
+  LopCurve c;
+  c.name = lop::SendOverheadCurveName(Name(m.op), list, m.inl);
+  c.kind = lop::Kind::kOverhead;
+  c.side = lop::kSideSend;
+  c.op = Name(m.op);
+  c.is_inline = used;
+  c.list = list;
+  c.size = m.size;
+  return c;
+}
+
+LopCurve RecvOverhead(bool list) {
+  LopCurve c;
+  c.name = lop::RecvOverheadCurveName(list);
+  c.kind = lop::Kind::kOverhead;
+  c.side = lop::kSideRecv;
+  c.op = lop::kOpRecv;
+  c.list = list;
+  return c;
+}
+
+void MeasureOp(Measurements& meas, const Options& o, int p, const Message& m,
+               Curves& curves) {
+  const bool used = meas.Inline(m);
+  const uint64_t iters = IterationsFor(
+      o, [&](uint64_t n) { return meas.RoundTrip1n(p, m, n, 0, 1.0); });
+  curves.Get(Rtt(lop::kPattern1n, m, used))
+      .points.push_back({p, meas.RoundTrip1n(p, m, iters, o.warmup, 1.0)});
+  curves.Get(Rtt(lop::kPatternN1, m, used))
+      .points.push_back({p, meas.RoundTripN1(p, m, iters, o.warmup)});
+  for (bool list : {false, true}) {
+    curves.Get(SendOverhead(m, used, list))
+        .points.push_back({p, meas.SendOverhead(p, m, list, iters, o.warmup)});
+  }
+}
+
+}  // namespace
+
+std::vector<LopCurve> RunLop(Measurements& meas, const Options& o,
+                             std::ostream& progress) {
+  Curves curves;
+  for (int p : o.p_values) {
+    for (Op op : o.ops) {
+      for (bool inl : o.inline_modes) {
+        progress << "lop p=" << p << " " << Name(op) << " "
+                 << (inl ? "inline" : "normal") << "\n";
+        MeasureOp(meas, o, p, Message{op, o.sizes.at(0), inl}, curves);
+      }
+    }
+    for (bool list : {false, true}) {
+      curves.Get(RecvOverhead(list))
+          .points.push_back({p, meas.RecvOverhead(p, list, o.iters, o.warmup)});
+    }
+  }
+  return curves.Take();
+}
+
+}  // namespace verbsbench::internal

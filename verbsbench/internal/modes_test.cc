@@ -1,0 +1,177 @@
+// The modes on synthetic measurements: which points they measure, with
+// which arguments, and the JSON the typed result makes of them.
+#include "verbsbench/internal/modes.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "verbsbench/result.h"
+
+namespace verbsbench::internal {
+namespace {
+
+using nlohmann::json;
+
+// Every call is logged; each returns `n` samples of a value that encodes
+// the call (so the test can tell which recorder went where).
+class FakeMeasurements : public Measurements {
+ public:
+  bool Inline(const Message& m) const override {
+    return m.inl && m.op != Op::kRead;
+  }
+  Recorder RoundTrip1n(int p, const Message& m, uint64_t iters, uint64_t,
+                       double divisor) override {
+    log.push_back("1n p=" + std::to_string(p) + " " + Name(m.op) +
+                  " n=" + std::to_string(iters));
+    return Samples(iters, 100.0 * p / divisor);
+  }
+  Recorder RoundTripN1(int p, const Message&, uint64_t iters,
+                       uint64_t) override {
+    log.push_back("n1 p=" + std::to_string(p));
+    return Samples(iters, 300.0 * p);
+  }
+  Recorder SendOverhead(int p, const Message&, bool list, uint64_t iters,
+                        uint64_t) override {
+    log.push_back("os p=" + std::to_string(p) + (list ? " list" : ""));
+    return Samples(iters, list ? 5.0 : 10.0 + p);
+  }
+  Recorder RecvOverhead(int p, bool list, uint64_t iters, uint64_t) override {
+    log.push_back("or p=" + std::to_string(p) + (list ? " list" : ""));
+    return Samples(iters, 7.0);
+  }
+  StreamTimes Stream(const Message& m, uint64_t count, bool bidir,
+                     Recorder& rec) override {
+    log.push_back("stream " + std::string(Name(m.op)) +
+                  " n=" + std::to_string(count) + (bidir ? " bidir" : ""));
+    rec.Add(2.0);
+    return {1e6 * static_cast<double>(count) / 1000, bidir ? 5.0 : 0.0};
+  }
+  std::vector<std::string> log;
+
+ private:
+  static Recorder Samples(uint64_t n, double value) {
+    Recorder r(1000, 0);
+    for (uint64_t i = 0; i < n; ++i) r.Add(value);
+    return r;
+  }
+};
+
+TEST(RunLat, EveryOpInlineAndSizeOnceAndReadWithoutInline) {
+  Options o;
+  o.mode = Mode::kLat;
+  o.ops = {Op::kSend, Op::kRead};
+  o.inline_modes = {true, false};
+  o.sizes = {8, 16};
+  o.iters = 30;
+  o = Normalize(o);
+  FakeMeasurements meas;
+  std::ostringstream progress;
+  const std::vector<LatPoint> points = RunLat(meas, o, progress);
+  // send: 2 inline modes x 2 sizes; read: inline skipped, 2 sizes.
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_TRUE(points[0].inline_used);
+  EXPECT_TRUE(points[0].inline_requested);
+  EXPECT_EQ(points[4].op, Op::kRead);
+  EXPECT_FALSE(points[4].inline_requested);
+  EXPECT_EQ(points[0].iterations, 30u);
+  // rtt/2 for send, the whole rtt for read.
+  EXPECT_DOUBLE_EQ(points[0].recorder.histogram().min(), 50.0);
+  EXPECT_DOUBLE_EQ(points[4].recorder.histogram().min(), 100.0);
+  Result result;
+  result.options = o;
+  result.lat = points;
+  const json j = result.ToJson();
+  EXPECT_EQ(j["mode"], "lat");
+  ASSERT_EQ(j["results"].size(), 6u);
+  EXPECT_EQ(j["results"][0]["metric"], "rtt/2");
+  EXPECT_EQ(j["results"][4]["metric"], "rtt");
+  EXPECT_EQ(j["results"][4]["op"], "read");
+  EXPECT_EQ(j["results"][1]["size"], 16);
+  EXPECT_EQ(j["results"][0]["stats"]["count"], 30);
+  EXPECT_FALSE(j["results"][0].contains("raw_ns"));
+  EXPECT_EQ(j["params"]["ops"], json({"send", "read"}));
+}
+
+TEST(RunLat, DurationRunsAPilotFirst) {
+  Options o;
+  o.duration_s = 1e-3;  // 1 ms at 50 ns per round trip: 20000 iterations
+  o = Normalize(o);
+  FakeMeasurements meas;
+  std::ostringstream progress;
+  const std::vector<LatPoint> points = RunLat(meas, o, progress);
+  ASSERT_EQ(meas.log.size(), 2u);
+  EXPECT_EQ(meas.log[0], "1n p=1 send n=100");
+  EXPECT_EQ(points.at(0).iterations, 20000u);
+}
+
+TEST(RunBw, ThroughputFromTheStreamTime) {
+  Options o;
+  o.mode = Mode::kBw;
+  o.ops = {Op::kSend, Op::kRead};
+  o.sizes = {1024};
+  o.iters = 1000;
+  o.warmup = 10;
+  o.bidirectional = true;
+  o = Normalize(o);
+  FakeMeasurements meas;
+  std::ostringstream progress;
+  Result result;
+  result.options = o;
+  result.bw = RunBw(meas, o, progress);
+  // A warm-up stream, then the measured one; read is never bidirectional.
+  EXPECT_EQ(meas.log, (std::vector<std::string>{
+                          "stream send n=10 bidir", "stream send n=1000 bidir",
+                          "stream read n=10", "stream read n=1000"}));
+  const json j = result.ToJson();
+  ASSERT_EQ(j["results"].size(), 2u);
+  const json& send = j["results"][0];
+  EXPECT_EQ(send["bidirectional"], true);
+  EXPECT_DOUBLE_EQ(send["elapsed_ns"].get<double>(), 1e6);
+  EXPECT_DOUBLE_EQ(send["peer_elapsed_ns"].get<double>(), 5.0);
+  // 2 x 1000 x 1024 bytes in 1 ms.
+  EXPECT_DOUBLE_EQ(send["bw_Gbps"].get<double>(), 2 * 1000 * 1024 * 8 / 1e6);
+  EXPECT_DOUBLE_EQ(send["msg_rate_Mpps"].get<double>(), 2.0);
+  EXPECT_FALSE(j["results"][1].contains("peer_elapsed_ns"));
+  EXPECT_EQ(j["results"][1]["bidirectional"], false);
+}
+
+TEST(RunLop, CurvesAndDerivedLatencies) {
+  Options o;
+  o.mode = Mode::kLop;
+  o.ops = {Op::kSend};
+  o.inline_modes = {false};
+  o.peers = 2;
+  o.iters = 10;
+  o = Normalize(o);
+  FakeMeasurements meas;
+  std::ostringstream progress;
+  Result result;
+  result.options = o;
+  result.lop = RunLop(meas, o, progress);
+  std::vector<std::string> names;
+  for (const LopCurve& c : result.lop) names.push_back(c.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "rtt2_1n_send_normal", "rtt2_n1_send_normal", "os_send_single",
+                "os_send_list", "or_recv_single", "or_recv_list"}));
+  for (const LopCurve& c : result.lop) EXPECT_EQ(c.points.size(), 2u);
+  const json j = result.ToJson();
+  const json& curves = j["lop"]["curves"];
+  ASSERT_EQ(curves.size(), 6u + 4u);  // + L and Llist for 1:n and n:1
+  EXPECT_EQ(curves[6]["name"], "L_1n_send_normal");
+  // L(2) = rtt(2)/2 - (o_s(2) + o_s(1)) = 200/2 - (12 + 11)
+  EXPECT_DOUBLE_EQ(curves[6]["points"][1]["min_ns"].get<double>(),
+                   100.0 - 23.0);
+  EXPECT_EQ(curves[0]["pattern"], "1:n");
+  EXPECT_EQ(curves[0]["size"], 8);
+  EXPECT_EQ(curves[2]["side"], "send");
+  EXPECT_EQ(curves[4]["op"], "recv");
+  EXPECT_FALSE(curves[4].contains("size"));
+  EXPECT_TRUE(j["lop"].contains("definitions"));
+}
+
+}  // namespace
+}  // namespace verbsbench::internal

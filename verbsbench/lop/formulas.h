@@ -1,0 +1,28 @@
+// The LoP model's formulas (LoP §4.4, §4.7), written once for verbsbench's
+// derived curves and tools/fit's analysis.
+#ifndef VERBSBENCH_LOP_FORMULAS_H_
+#define VERBSBENCH_LOP_FORMULAS_H_
+
+namespace verbsbench::lop {
+
+// RTT2(p) is half the measured round: LoP §4.7 derives L from t_rtt/2.
+inline double Rtt2(double rtt) { return rtt / 2; }
+
+// How many send overheads a round of p posts costs beyond o_s(1): one
+// o_s(p) for p single posts (overheads are per WR), p of them for a list.
+inline double PostMultiplier(bool list, double p) { return list ? p : 1.0; }
+
+// L(p) = RTT2(p) - (o_s(p) + o_s(1));
+// L_list(p) = RTT2(p) - (p * o_s_list(p) + o_s(1)).
+inline double Latency(double rtt2, double os_p, double os_1, double mult) {
+  return rtt2 - (mult * os_p + os_1);
+}
+
+// Predicted round: t_1:n = o(n) + n L(n); t^list_1:n = n o(n) + n L(n).
+inline double PredictedTime(double os_p, double l, double p, double mult) {
+  return mult * os_p + p * l;
+}
+
+}  // namespace verbsbench::lop
+
+#endif  // VERBSBENCH_LOP_FORMULAS_H_

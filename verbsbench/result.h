@@ -1,0 +1,75 @@
+// The typed result of a run, with the one ToJson that makes the whole-run
+// JSON the writers (report.h), the test-bed suites and tools/fit read.
+#ifndef VERBSBENCH_RESULT_H_
+#define VERBSBENCH_RESULT_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "verbsbench/lop/contract.h"
+#include "verbsbench/options.h"
+#include "verbsbench/stats.h"
+
+namespace verbsbench {
+
+// One lat point: round trips (rtt/2; RDMA read: the whole rtt).
+struct LatPoint {
+  Op op = Op::kSend;
+  size_t size = 0;
+  bool inline_used = false;
+  bool inline_requested = false;
+  uint64_t iterations = 0;
+  Recorder recorder;
+};
+
+// One bw point: a stream of `iterations` messages.
+struct BwPoint {
+  Op op = Op::kSend;
+  size_t size = 0;
+  bool inline_used = false;
+  uint64_t iterations = 0;
+  bool bidirectional = false;
+  double elapsed_ns = 0;
+  double peer_elapsed_ns = 0;
+  Recorder recorder;
+};
+
+struct LopPoint {
+  int p = 0;
+  Recorder recorder;
+};
+
+// One measured lop curve (the derived latency curves are computed by
+// ToJson from these, with lop::DeriveLatencyCurves).
+struct LopCurve {
+  std::string name;
+  lop::Kind kind = lop::Kind::kRtt;
+  std::string pattern;  // rtt: "1:n" / "n:1"
+  std::string side;     // overhead: "send" / "recv"
+  std::string op;
+  bool is_inline = false;
+  bool list = false;
+  std::optional<size_t> size;
+  std::vector<LopPoint> points;
+};
+
+struct Result {
+  Options options;  // normalized
+  bool peer = false;
+  nlohmann::json device = nlohmann::json::object();
+  nlohmann::json timer = nlohmann::json::object();
+  std::vector<LatPoint> lat;
+  std::vector<BwPoint> bw;
+  std::vector<LopCurve> lop;
+
+  // Root: {"tool","mode","params","device","timer","results"|"lop"};
+  // peer: {"tool","mode","role","device","timer"}.
+  nlohmann::json ToJson() const;
+};
+
+}  // namespace verbsbench
+
+#endif  // VERBSBENCH_RESULT_H_
