@@ -32,25 +32,19 @@ uint64_t StreamCount(Measurements& meas, const Message& m, bool bidir,
 std::vector<BwPoint> RunBw(Measurements& meas, const Options& o,
                            std::ostream& progress) {
   std::vector<BwPoint> results;
-  for (Op op : o.ops) {
-    for (bool inl : o.inline_modes) {
-      if (SkipInline(op, inl, o)) continue;
-      for (size_t size : o.sizes) {
-        const Message m{op, size, inl};
-        const bool bidir = o.bidirectional && op != Op::kRead;
-        const uint64_t count = StreamCount(meas, m, bidir, o);
-        const bool used = meas.Inline(m);
-        progress << "bw " << Name(op) << (used ? " inline" : "") << " size "
-                 << size << " msgs " << count << "\n";
-        BwPoint r{op,    size, used, count,
-                  bidir, 0,    0,    Recorder(o.cycle, o.raw_limit)};
-        const StreamTimes t = meas.Stream(m, count, bidir, r.recorder);
-        r.elapsed_ns = t.elapsed_ns;
-        r.peer_elapsed_ns = t.peer_elapsed_ns;
-        results.push_back(std::move(r));
-      }
-    }
-  }
+  ForEachMessage(o, [&](const Message& m) {
+    const bool bidir = o.bidirectional && m.op != Op::kRead;
+    const uint64_t count = StreamCount(meas, m, bidir, o);
+    const bool used = meas.Inline(m);
+    progress << "bw " << Name(m.op) << (used ? " inline" : "") << " size "
+             << m.size << " msgs " << count << "\n";
+    BwPoint r{m.op,  m.size, used, count,
+              bidir, 0,      0,    Recorder(o.cycle, o.raw_limit)};
+    const StreamTimes t = meas.Stream(m, count, bidir, r.recorder);
+    r.elapsed_ns = t.elapsed_ns;
+    r.peer_elapsed_ns = t.peer_elapsed_ns;
+    results.push_back(std::move(r));
+  });
   return results;
 }
 

@@ -22,26 +22,29 @@ bool SkipInline(Op op, bool inl, const Options& o) {
   return op == Op::kRead && inl && o.inline_modes.size() > 1;
 }
 
-std::vector<LatPoint> RunLat(Measurements& meas, const Options& o,
-                             std::ostream& progress) {
-  std::vector<LatPoint> results;
+void ForEachMessage(const Options& o,
+                    const std::function<void(const Message&)>& point) {
   for (Op op : o.ops) {
     for (bool inl : o.inline_modes) {
       if (SkipInline(op, inl, o)) continue;
-      for (size_t size : o.sizes) {
-        const Message m{op, size, inl};
-        const double divisor = op == Op::kRead ? 1.0 : 2.0;
-        const uint64_t iters = IterationsFor(o, [&](uint64_t n) {
-          return meas.RoundTrip1n(1, m, n, 0, divisor);
-        });
-        const bool used = meas.Inline(m);
-        progress << "lat " << Name(op) << (used ? " inline" : "") << " size "
-                 << size << " iters " << iters << "\n";
-        results.push_back({op, size, used, inl, iters,
-                           meas.RoundTrip1n(1, m, iters, o.warmup, divisor)});
-      }
+      for (size_t size : o.sizes) point(Message{op, size, inl});
     }
   }
+}
+
+std::vector<LatPoint> RunLat(Measurements& meas, const Options& o,
+                             std::ostream& progress) {
+  std::vector<LatPoint> results;
+  ForEachMessage(o, [&](const Message& m) {
+    const double divisor = m.op == Op::kRead ? 1.0 : 2.0;
+    const uint64_t iters = IterationsFor(
+        o, [&](uint64_t n) { return meas.RoundTrip1n(1, m, n, 0, divisor); });
+    const bool used = meas.Inline(m);
+    progress << "lat " << Name(m.op) << (used ? " inline" : "") << " size "
+             << m.size << " iters " << iters << "\n";
+    results.push_back({m.op, m.size, used, m.inl, iters,
+                       meas.RoundTrip1n(1, m, iters, o.warmup, divisor)});
+  });
   return results;
 }
 

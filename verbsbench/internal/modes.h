@@ -30,6 +30,11 @@ uint64_t IterationsFor(const Options& o,
 // RDMA read has no inline variant: with both inline modes, run it once.
 bool SkipInline(Op op, bool inl, const Options& o);
 
+// Calls `point` for every message lat and bw measure: each op, inline mode
+// (but SkipInline) and size, in that order.
+void ForEachMessage(const Options& o,
+                    const std::function<void(const Message&)>& point);
+
 }  // namespace verbsbench::internal
 
 #endif  // VERBSBENCH_INTERNAL_MODES_H_

@@ -59,6 +59,25 @@ class FakeMeasurements : public Measurements {
   }
 };
 
+// Normalizes `o`, runs its mode over `meas` and returns the typed result.
+Result RunMode(Options o, FakeMeasurements& meas) {
+  Result result;
+  result.options = Normalize(o);
+  std::ostringstream progress;
+  switch (result.options.mode) {
+    case Mode::kLat:
+      result.lat = RunLat(meas, result.options, progress);
+      break;
+    case Mode::kBw:
+      result.bw = RunBw(meas, result.options, progress);
+      break;
+    case Mode::kLop:
+      result.lop = RunLop(meas, result.options, progress);
+      break;
+  }
+  return result;
+}
+
 TEST(RunLat, EveryOpInlineAndSizeOnceAndReadWithoutInline) {
   Options o;
   o.mode = Mode::kLat;
@@ -66,10 +85,9 @@ TEST(RunLat, EveryOpInlineAndSizeOnceAndReadWithoutInline) {
   o.inline_modes = {true, false};
   o.sizes = {8, 16};
   o.iters = 30;
-  o = Normalize(o);
   FakeMeasurements meas;
-  std::ostringstream progress;
-  const std::vector<LatPoint> points = RunLat(meas, o, progress);
+  const Result result = RunMode(o, meas);
+  const std::vector<LatPoint>& points = result.lat;
   // send: 2 inline modes x 2 sizes; read: inline skipped, 2 sizes.
   ASSERT_EQ(points.size(), 6u);
   EXPECT_TRUE(points[0].inline_used);
@@ -80,9 +98,6 @@ TEST(RunLat, EveryOpInlineAndSizeOnceAndReadWithoutInline) {
   // rtt/2 for send, the whole rtt for read.
   EXPECT_DOUBLE_EQ(points[0].recorder.histogram().min(), 50.0);
   EXPECT_DOUBLE_EQ(points[4].recorder.histogram().min(), 100.0);
-  Result result;
-  result.options = o;
-  result.lat = points;
   const json j = result.ToJson();
   EXPECT_EQ(j["mode"], "lat");
   ASSERT_EQ(j["results"].size(), 6u);
@@ -98,10 +113,8 @@ TEST(RunLat, EveryOpInlineAndSizeOnceAndReadWithoutInline) {
 TEST(RunLat, DurationRunsAPilotFirst) {
   Options o;
   o.duration_s = 1e-3;  // 1 ms at 50 ns per round trip: 20000 iterations
-  o = Normalize(o);
   FakeMeasurements meas;
-  std::ostringstream progress;
-  const std::vector<LatPoint> points = RunLat(meas, o, progress);
+  const std::vector<LatPoint> points = RunMode(o, meas).lat;
   ASSERT_EQ(meas.log.size(), 2u);
   EXPECT_EQ(meas.log[0], "1n p=1 send n=100");
   EXPECT_EQ(points.at(0).iterations, 20000u);
@@ -115,12 +128,8 @@ TEST(RunBw, ThroughputFromTheStreamTime) {
   o.iters = 1000;
   o.warmup = 10;
   o.bidirectional = true;
-  o = Normalize(o);
   FakeMeasurements meas;
-  std::ostringstream progress;
-  Result result;
-  result.options = o;
-  result.bw = RunBw(meas, o, progress);
+  const Result result = RunMode(o, meas);
   // A warm-up stream, then the measured one; read is never bidirectional.
   EXPECT_EQ(meas.log, (std::vector<std::string>{
                           "stream send n=10 bidir", "stream send n=1000 bidir",
@@ -145,12 +154,8 @@ TEST(RunLop, CurvesAndDerivedLatencies) {
   o.inline_modes = {false};
   o.peers = 2;
   o.iters = 10;
-  o = Normalize(o);
   FakeMeasurements meas;
-  std::ostringstream progress;
-  Result result;
-  result.options = o;
-  result.lop = RunLop(meas, o, progress);
+  const Result result = RunMode(o, meas);
   std::vector<std::string> names;
   for (const LopCurve& c : result.lop) names.push_back(c.name);
   EXPECT_EQ(names,
