@@ -115,7 +115,12 @@ std::optional<double> WithUnit(std::string_view text,
     }
   }
   for (const Unit& u : units) {
-    if (suffix == u.suffix) return value * u.scale;
+    if (suffix != u.suffix) continue;
+    if (!std::isfinite(value * u.scale)) {
+      Say(why, "too large a number");
+      return std::nullopt;
+    }
+    return value * u.scale;
   }
   Say(why, std::string(suffix.empty() ? "no unit" : "unknown unit") + ", " +
                std::string(expected));

@@ -26,6 +26,17 @@ TEST(ParseDurationNsTest, RejectsWithAReason) {
   }
 }
 
+// Found by units_fuzz: a finite number whose unit scales it past the double
+// range must be refused, not read as infinity.
+TEST(ParseDurationNsTest, RefusesWhatOverflowsWithItsUnit) {
+  const std::string huge = "1" + std::string(308, '7') + "s";  // 1.8e308 s
+  std::string why;
+  EXPECT_FALSE(ParseDurationNs(huge, &why).has_value());
+  EXPECT_EQ(why, "too large a number");
+  EXPECT_FALSE(
+      ParseBitsPerS("1" + std::string(308, '7') + "Tbit/s").has_value());
+}
+
 TEST(ParseBytesTest, BinaryMultiples) {
   EXPECT_EQ(*ParseBytes("65536"), 65536u);
   EXPECT_EQ(*ParseBytes("64K"), 65536u);
