@@ -125,7 +125,9 @@ int CloseDevice(ibv_context* context) {
 }
 
 void VerbsUninitContext(verbs_context* context) {
-  if (context != nullptr) {
+  // The shim closing its own context: nothing of the shim's to tear down,
+  // and its registry lock may be held by this very thread.
+  if (context != nullptr && !OwnContextScope::Active()) {
     TeardownContext(&context->context, /*verbs_calls=*/false);
   }
   if (Real().verbs_uninit_context != nullptr) {

@@ -321,7 +321,10 @@ ibv_context* FakeOpenDevice(ibv_device* dev) {
   return raw;
 }
 
+std::atomic<void (*)(verbs_context*)> g_uninit_hook{nullptr};
+
 int FakeCloseDevice(ibv_context* c) {
+  if (auto* hook = g_uninit_hook.load()) hook(verbs_get_ctx(c));
   Dev(c)->open_contexts.fetch_sub(1);
   return 0;
 }
@@ -460,6 +463,10 @@ FakeDevice::~FakeDevice() = default;
 void FakeDevice::Record(const PostRecord& r) {
   std::lock_guard<std::mutex> lock(rec_mu_);
   posts_.push_back(r);
+}
+
+void FakeDevice::SetUninitHook(void (*hook)(verbs_context*)) {
+  g_uninit_hook.store(hook);
 }
 
 std::vector<PostRecord> FakeDevice::Posts() {

@@ -86,6 +86,11 @@ class FakeDevice {
   // RealVerbs whose entries operate on fake devices (any FakeDevice).
   static RealVerbs MakeRealVerbs();
 
+  // As libibverbs does (a provider's free_context calls the exported
+  // verbs_uninit_context), close_device calls this hook first when set:
+  // tests point it at the shim's hook, so re-entry is exercised.
+  static void SetUninitHook(void (*hook)(verbs_context*));
+
   // --- behaviour knobs
   // post_send fails at this WR index of a chain (-1: never), with ENOMEM.
   std::atomic<int> fail_post_at{-1};

@@ -78,6 +78,16 @@ AhPtr PadSender::CreateAh(const ibv_ah_attr& av) {
   return AhPtr(Real().create_ah(pd_.get(), &attr));
 }
 
+PadSender::~PadSender() {
+  Drain();
+  qp_.reset();
+  cq_.reset();
+  mr_.reset();
+  pd_.reset();
+  OwnContextScope own;  // libibverbs calls back into the shim's hooks
+  ctx_.reset();
+}
+
 void PadSender::Abandon() {
   (void)qp_.release();
   (void)cq_.release();

@@ -30,7 +30,7 @@ class PadSender {
                                            uint8_t port, uint32_t mtu_bytes);
   PadSender(std::string name, uint8_t port, uint32_t mtu)
       : name_(std::move(name)), port_(port), mtu_(mtu), buf_(mtu, 0) {}
-  ~PadSender() { Drain(); }
+  ~PadSender();
 
   AhPtr CreateAh(const ibv_ah_attr& av);
   // Posts `datagrams` padding datagrams; returns how many went out.

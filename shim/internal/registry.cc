@@ -136,6 +136,7 @@ void EnsureCalibratedLocked() {
 
 OwnContextScope::OwnContextScope() { ++tl_own_context_depth; }
 OwnContextScope::~OwnContextScope() { --tl_own_context_depth; }
+bool OwnContextScope::Active() { return tl_own_context_depth > 0; }
 
 ContextState* RegisterContext(ibv_context* ctx) {
   Engine& e = E();

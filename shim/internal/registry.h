@@ -21,6 +21,10 @@ class OwnContextScope {
   ~OwnContextScope();
   OwnContextScope(const OwnContextScope&) = delete;
   OwnContextScope& operator=(const OwnContextScope&) = delete;
+  // True on a thread inside one: libibverbs calling back into the shim's
+  // hooks (verbs_open_device, verbs_uninit_context) for the shim's own
+  // context, possibly while the shim holds its registry lock.
+  static bool Active();
 };
 
 // Registers and patches `ctx` when its device is emulated; nullptr

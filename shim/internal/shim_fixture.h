@@ -27,10 +27,14 @@ class ShimTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
+    FakeDevice::SetUninitHook(VerbsUninitContext);
     ResetForTesting();
     Configure(emulate::Config{});
   }
-  void TearDown() override { ResetForTesting(); }
+  void TearDown() override {
+    ResetForTesting();
+    FakeDevice::SetUninitHook(nullptr);
+  }
 
   void Configure(const Settings& s) { ConfigureWithCalibration(s, Cal()); }
   // The engine's settings, with a report destination so that everything
