@@ -118,3 +118,15 @@ show_logs() {
   done
   return 0
 }
+
+# perftest_oob_failure TAG: true when the pair TAG failed in perftest's
+# out-of-band exchange, which perftest on rxe loses now and then (natively
+# too: "Couldn't read remote address", or both ends exit 17 without a word).
+# Callers give only that failure one new try, on a new port; TAG's logs are
+# kept as TAG.try1.*.
+perftest_oob_failure() {
+  grep -qE "Couldn't read remote address|Unable to read to socket|exited 17\]" \
+    "$VM_LOGDIR/$1.client" "$VM_LOGDIR/$1.server" 2>/dev/null || return 1
+  mv "$VM_LOGDIR/$1.client" "$VM_LOGDIR/$1.try1.client"
+  mv "$VM_LOGDIR/$1.server" "$VM_LOGDIR/$1.try1.server"
+}
