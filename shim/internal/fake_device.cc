@@ -162,30 +162,27 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
   q->sq_mu.unlock();
   return rc;
 }
-// mlx5_send_wr_complete_error: the batch is rolled back, the send-queue
-// lock released, and the post fails.
-int FakeWrCompleteError(ibv_qp_ex* qpx) {
-  FakeQp* q = Qp(qpx);
-  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return EINVAL;
-  q->ctx->owner->complete_errors.fetch_add(1);
-  q->batch.clear();
-  q->sq_mu.unlock();
-  return EINVAL;
-}
-
-// What mlx5 does to wr_complete on a state change (only when non-NULL).
-void ApplyPersonality(FakeQp* q, ibv_qp_state state) {
-  if (q->ctx->owner->personality != Personality::kMlx5) return;
-  ibv_qp_ex& x = q->qpx;
-  if (x.wr_complete == nullptr) return;
-  if (state == IBV_QPS_RESET) x.wr_complete = FakeWrCompleteError;
-  if (state == IBV_QPS_RTS) x.wr_complete = FakeWrComplete;
-}
-
 void FakeWrAbort(ibv_qp_ex* qpx) {
   FakeQp* q = Qp(qpx);
   q->batch.clear();
   q->sq_mu.unlock();
+}
+// mlx5_send_wr_complete_error: rolls the batch back, unlocks, fails.
+int FakeWrCompleteError(ibv_qp_ex* qpx) {
+  FakeDevice* d = Qp(qpx)->ctx->owner;
+  if (d->null_ops.load(std::memory_order_relaxed)) return EINVAL;
+  d->complete_errors.fetch_add(1);
+  FakeWrAbort(qpx);
+  return EINVAL;
+}
+// What mlx5 does to wr_complete on a state change (only when non-NULL).
+void ApplyPersonality(FakeQp* q, ibv_qp_state state) {
+  ibv_qp_ex& x = q->qpx;
+  if (q->ctx->owner->personality != Personality::kMlx5 || !x.wr_complete) {
+    return;
+  }
+  if (state == IBV_QPS_RESET) x.wr_complete = FakeWrCompleteError;
+  if (state == IBV_QPS_RTS) x.wr_complete = FakeWrComplete;
 }
 void FakeWrSend(ibv_qp_ex* qpx) { BeginWr(qpx, IBV_WR_SEND); }
 void FakeWrSendImm(ibv_qp_ex* qpx, __be32) {
@@ -472,11 +469,6 @@ void FakeDevice::SetUninitHook(void (*hook)(verbs_context*)) {
 std::vector<PostRecord> FakeDevice::Posts() {
   std::lock_guard<std::mutex> lock(rec_mu_);
   return posts_;
-}
-
-void FakeDevice::ClearPosts() {
-  std::lock_guard<std::mutex> lock(rec_mu_);
-  posts_.clear();
 }
 
 RealVerbs FakeDevice::MakeRealVerbs() {

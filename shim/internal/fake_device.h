@@ -110,7 +110,6 @@ class FakeDevice {
 
   // --- records
   std::vector<PostRecord> Posts();
-  void ClearPosts();
   std::atomic<uint64_t> last_post_tsc{0};
   std::atomic<uint64_t> last_post_bytes{0};
   std::atomic<uint64_t> post_calls{0};
