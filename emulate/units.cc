@@ -1,5 +1,6 @@
 #include "emulate/units.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -176,14 +177,27 @@ struct Scale {
   const char* unit;
 };
 
+// Six significant digits in plain notation, so the parsers (which take no
+// exponent) read every output back. The scale is chosen after rounding:
+// 999999.9bit/s prints as 1Mbit/s, never as 1e+06bit/s.
 template <size_t N>
 std::string FormatScaled(double value, const std::array<Scale, N>& scales) {
+  char buf[512];  // room for any finite double in plain notation
+  std::snprintf(buf, sizeof buf, "%.5e", value);
+  const double rounded = std::strtod(buf, nullptr);
   for (const Scale& s : scales) {
-    if (value >= s.at_least || &s == &scales.back()) {
-      char buf[48];
-      std::snprintf(buf, sizeof buf, "%g%s", value / s.divisor, s.unit);
-      return buf;
+    if (rounded < s.at_least && &s != &scales.back()) continue;
+    const double scaled = rounded / s.divisor;
+    const int whole_digits =
+        scaled >= 1 ? static_cast<int>(std::floor(std::log10(scaled))) + 1 : 1;
+    std::snprintf(buf, sizeof buf, "%.*f", std::max(0, 6 - whole_digits),
+                  scaled);
+    std::string out(buf);
+    if (out.find('.') != std::string::npos) {
+      out.erase(out.find_last_not_of('0') + 1);
+      if (out.back() == '.') out.pop_back();
     }
+    return out + s.unit;
   }
   return "";
 }

@@ -94,6 +94,18 @@ TEST(FormatTest, ShortForms) {
   EXPECT_EQ(FormatNs(40), "40ns");
   EXPECT_EQ(FormatBitsPerS(25e9), "25Gbit/s");
   EXPECT_EQ(FormatBitsPerS(8e8), "800Mbit/s");
+  EXPECT_EQ(FormatBitsPerS(12345678), "12.3457Mbit/s");
+  EXPECT_EQ(FormatNs(0.25), "0.25ns");
+}
+
+// Found by units_fuzz: %g printed 999999.919bit/s as "1e+06bit/s", which no
+// parser reads. Rounding picks the scale, and nothing prints an exponent.
+TEST(FormatTest, RoundingPicksTheScaleAndNeverPrintsAnExponent) {
+  EXPECT_EQ(FormatBitsPerS(999999.919), "1Mbit/s");
+  EXPECT_EQ(FormatBitsPerS(999999.4), "999999bit/s");
+  EXPECT_EQ(FormatNs(999999.9), "1ms");
+  EXPECT_EQ(FormatNs(1e12), "1000000ms");
+  EXPECT_TRUE(ParseBitsPerS(FormatBitsPerS(999999.919)));
 }
 
 TEST(FormatTest, RoundTrips) {
