@@ -251,3 +251,51 @@ usr2_caught() {
   fi
   echo "$reports reports (on request, at exit), run completed"
 }
+
+# The bypass check: the report sets the device's own packet counters against
+# what shim processes posted. A shim process holds the client's device open
+# (through a privately dlopen'ed libibverbs) while a native ib_write_bw moves
+# 64 KiB writes it never sees. Pair topology: the client's port sent 16
+# packets per write and received one ACK, so the report must warn. Single
+# topology: one device both sends and receives every packet (loopback), which
+# port counters cannot tell from ACKs and READ responses, so the report must
+# show the traffic and must not claim a bypass it cannot prove.
+@test "traffic the shim never saw: the report counts it and warns in pair topology" {
+  local probe tag=bypass rep hpid mbps sent
+  probe="$(dirname "$VERBSEMU")/dlopen_probe"
+  [ -x "$probe" ] || flunk "$probe missing: bazel build //shim/... on the host"
+  rep="$VM_LOGDIR/$tag.report"
+  rm -f "$rep"
+  "$VERBSEMU" run --report "$rep" -- "$probe" "$CLIENT_DEV" --hold >"$VM_LOGDIR/$tag.holder" 2>&1 3>&- &
+  hpid=$!
+  wait_until 60 grep -q "^opened " "$VM_LOGDIR/$tag.holder" || {
+    kill "$hpid" 2>/dev/null
+    flunk "the holder did not open $CLIENT_DEV" "$VM_LOGDIR/$tag.holder"
+  }
+  mbps=$(perf_pair bw "${tag}_native" ib_write_bw 65536 2000 -)
+  kill -TERM "$hpid" 2>/dev/null
+  wait "$hpid" || flunk "the holder exited $?" "$VM_LOGDIR/$tag.holder"
+  [ -n "$mbps" ] || flunk "native ib_write_bw did not complete" "$VM_LOGDIR/${tag}_native.client"
+  sent=$(sed -n "s/^device $CLIENT_DEV port 1: the device sent \([0-9]*\) packets.*/\1/p" "$rep")
+  [ "${sent:-0}" -ge 32000 ] || flunk "port counters missed the writes: sent '${sent}'" "$rep"
+  if [ "$SERVER_DEV" != "$CLIENT_DEV" ]; then
+    grep -q "^verbsemu: WARNING: $CLIENT_DEV port 1 sent [0-9]* packets that no shim process posted" \
+      "$VM_LOGDIR/$tag.holder" || flunk "no bypass warning" "$VM_LOGDIR/$tag.holder" "$rep"
+  else
+    ! grep -q "WARNING" "$VM_LOGDIR/$tag.holder" || flunk "loopback judged a bypass" "$VM_LOGDIR/$tag.holder"
+  fi
+  grep "^device $CLIENT_DEV port 1" "$rep" || true
+}
+
+# Shim processes on both ends, every packet theirs: no warning, and the
+# shared count covers what the device sent.
+@test "traffic the shim posted: the report explains it and does not warn" {
+  local tag=no_bypass mbps line
+  mbps=$(perf_pair bw "$tag" ib_write_bw 65536 2000 --latency,1us)
+  [ -n "$mbps" ] || flunk "ib_write_bw under the shim did not complete" "$VM_LOGDIR/$tag.client"
+  line=$(grep "^device $CLIENT_DEV port 1: the device sent" "$VM_LOGDIR/$tag.report" | tail -n 1)
+  [ -n "$line" ] || flunk "no device counters in the report" "$VM_LOGDIR/$tag.report"
+  ! grep -q "WARNING" "$VM_LOGDIR/$tag.client" "$VM_LOGDIR/$tag.server" ||
+    flunk "a false bypass warning" "$VM_LOGDIR/$tag.client" "$VM_LOGDIR/$tag.report"
+  echo "$line"
+}

@@ -69,7 +69,31 @@ QpCounters QpStats::Snapshot() const {
   return c;
 }
 
+void PublishThreadCache(ThreadCache* c) {
+  c->unpublished = 0;
+  const uint64_t wrs = c->wrs.load(std::memory_order_relaxed);
+  const uint64_t bytes = c->bytes.load(std::memory_order_relaxed);
+  const QpStats* s = c->stats.load(std::memory_order_relaxed);
+  std::atomic<uint64_t>* to =
+      s != nullptr ? s->publish_to.load(std::memory_order_acquire) : nullptr;
+  if (to != nullptr &&
+      (wrs != c->published_wrs || bytes != c->published_bytes)) {
+    // Each WR is at most one packet more than its bytes fill; the +1 covers
+    // rounding the byte sum down.
+    const uint64_t packets = (wrs - c->published_wrs) +
+                             ((bytes - c->published_bytes) >>
+                              s->packet_shift.load(std::memory_order_relaxed)) +
+                             1;
+    to->fetch_add(packets, std::memory_order_release);
+  }
+  c->published_wrs = wrs;
+  c->published_bytes = bytes;
+}
+
 void FoldThreadCache(ThreadCache* c) {
+  PublishThreadCache(c);
+  c->published_wrs = 0;
+  c->published_bytes = 0;
   QpStats* old = c->stats.load(std::memory_order_relaxed);
 #define VERBSEMU_FOLD(name)                                 \
   if (old != nullptr) {                                     \
@@ -108,6 +132,9 @@ void ClearThreadCaches(bool forget_qps) {
 #define VERBSEMU_ZERO(name) c->name.store(0);
     VERBSEMU_QP_HOT_COUNTERS(VERBSEMU_ZERO)
 #undef VERBSEMU_ZERO
+    c->unpublished = 0;
+    c->published_wrs = 0;
+    c->published_bytes = 0;
     if (forget_qps) {
       c->stats.store(nullptr);
       c->wr_qpx = nullptr;

@@ -40,10 +40,20 @@ struct QpStats {
 #define VERBSEMU_FIELD(name) Counter name;
   VERBSEMU_QP_COUNTERS(VERBSEMU_FIELD)
 #undef VERBSEMU_FIELD
+  // Where the QP's request packets are published for the node-wide
+  // comparison with the device's own counters (port_traffic.h); null: not
+  // published. An upper bound: WRs plus bytes >> packet_shift.
+  std::atomic<std::atomic<uint64_t>*> publish_to{nullptr};
+  std::atomic<uint8_t> packet_shift{12};  // log2 of the path MTU
   void Reset();
   // Folded plus what threads still hold in their caches.
   QpCounters Snapshot() const;
 };
+
+// A thread publishes once its unpublished packets reach this many (with
+// 4 KiB packets), so other processes' reports miss at most about this much
+// of its traffic.
+constexpr uint64_t kPublishEveryPackets = 256;
 
 struct QpState;
 
@@ -55,7 +65,10 @@ struct ThreadCache {
   VERBSEMU_QP_HOT_COUNTERS(VERBSEMU_FIELD)
 #undef VERBSEMU_FIELD
   std::atomic<bool> in_use{true};
-  uint32_t sample_tick = 0;     // owner only
+  uint32_t sample_tick = 0;    // owner only
+  uint64_t unpublished = 0;    // owner only: packets since the last publish
+  uint64_t published_wrs = 0;  // owner only: of this cache's wrs and bytes
+  uint64_t published_bytes = 0;
   ibv_qp_ex* wr_qpx = nullptr;  // owner only: QP of the open wr_* batch
   QpState* wr_q = nullptr;
 };
@@ -64,7 +77,10 @@ __attribute__((
     tls_model("initial-exec"))) extern thread_local ThreadCache* tl_cache;
 
 ThreadCache* NewThreadCache();  // registers the calling thread
+// Owner only. Publishing adds what the cache counted since its last publish
+// to its QP's publish_to; folding publishes first.
 void FoldThreadCache(ThreadCache* c);
+void PublishThreadCache(ThreadCache* c);
 
 inline ThreadCache* Cache() {
   ThreadCache* c = tl_cache;
@@ -86,6 +102,10 @@ inline void Account(ThreadCache* c, QpStats* stats, uint64_t wrs,
   bump(c->wrs, wrs);
   bump(c->bytes, bytes);
   if (delay != 0) bump(c->delay_ticks, delay);
+  c->unpublished += wrs + (bytes >> 12);
+  if (c->unpublished >= kPublishEveryPackets) [[unlikely]] {
+    PublishThreadCache(c);
+  }
 }
 
 // True when some thread's cache still names `stats` (its QP's state must

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "shim/internal/device_traffic.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
@@ -209,6 +210,7 @@ void AtForkChild() {
   e.folded.clear();
   for (auto& [key, q] : e.qp_owner) q->stats.Reset();
   ResetStatsLocked();
+  RestartDeviceTrafficLocked();
 }
 
 void ResetForTesting() {
@@ -220,6 +222,15 @@ void ResetForTesting() {
   e.warned_rate = false;
   e.warned_pad = false;
   e.warned_direct_verbs = false;
+  e.traffic.clear();
+  e.traffic_paths = TrafficPaths{};
+  e.warned_traffic = false;
+}
+
+void SetTrafficPathsForTesting(const TrafficPaths& paths) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.mu);
+  e.traffic_paths = paths;
 }
 
 bool GetQpCounters(const ibv_qp* qp, QpCounters* out) {

@@ -15,6 +15,7 @@
 
 #include "emulate/tsc.h"
 #include "shim/internal/counters.h"
+#include "shim/internal/port_traffic.h"
 #include "shim/internal/report.h"
 #include "shim/knobs.h"
 
@@ -55,6 +56,9 @@ void AtForkChild();
 // Tests: forget every context and QP (no verbs calls), reset statistics,
 // and the configuration (the next use reads the environment again).
 void ResetForTesting();
+// Tests: where the bypass check reads device counters and maps its shared
+// segments (port_traffic.h); ResetForTesting restores the defaults.
+void SetTrafficPathsForTesting(const TrafficPaths& paths);
 
 // Introspection for tests.
 bool GetQpCounters(const ibv_qp* qp, QpCounters* out);

@@ -204,6 +204,10 @@ void SendPadding(QpState* q, PortLink* link, uint64_t pad_bytes) {
   PadSender* ps = link->pad.get();  // made at RTR, before pad_ah
   const uint64_t sent = ps->Send(q->pad_ah.get(), dgrams);
   q->stats.pad_datagrams.Add(sent);
+  // One packet each, on the same port: traffic the shim sent.
+  if (auto* to = q->stats.publish_to.load(std::memory_order_acquire)) {
+    to->fetch_add(sent, std::memory_order_release);
+  }
   q->stats.pad_bytes.Add(sent * ps->datagram_bytes());
 }
 

@@ -8,6 +8,7 @@
 
 #include "shim/internal/data_path.h"
 #include "shim/internal/port_link.h"
+#include "shim/internal/device_traffic.h"
 #include "shim/internal/report.h"
 #include "shim/internal/state.h"
 
@@ -107,6 +108,7 @@ void ReclaimGraveyardLocked(Engine& e) {
 // objects are forgotten, not destroyed. Caller holds e.mu.
 void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
   Engine& e = E();
+  OnQpTrafficRetired(q.get());
   e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
   if (e.retired.size() > kKeptRetiredQps) {
     FoldIntoDevice(e, e.retired.front());
@@ -156,6 +158,7 @@ ContextState* RegisterContext(ibv_context* ctx) {
     e.devices_seen.push_back(c->device);
   }
   ArmReportSignalLocked();
+  StartDeviceTrafficLocked(*c);
   SaveOps(c.get());
   ContextState* raw = c.get();
   if (!e.contexts.Insert(ctx, raw)) return nullptr;
@@ -235,6 +238,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
     WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, E().wrap.bytes);
   }
+  OnQpTrafficModified(q, attr, attr_mask);
   if (rtr) AttachLink(q);
 }
 

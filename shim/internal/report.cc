@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emulate/units.h"
+#include "shim/internal/device_traffic.h"
 #include "shim/internal/direct_verbs.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
@@ -96,7 +97,7 @@ std::string OverheadLine(const Engine& e, const QpCounters& all) {
 
 }  // namespace
 
-std::string ReportText() {
+std::string ReportText(std::vector<std::string>* warnings) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   EnsureCalibratedLocked();
@@ -124,7 +125,8 @@ std::string ReportText() {
                   " earlier destroyed QPs counted in the device line)\n";
     }
     total += sum;
-    out += DeviceLine(dev, n, sum, e.cal) + qp_lines;
+    out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
+           DeviceTrafficLinesLocked(dev, warnings);
   }
   return out + DirectVerbsReportLine() + OverheadLine(e, total);
 }
@@ -138,7 +140,9 @@ void WriteReport() {
     std::lock_guard<std::mutex> lock(e.mu);
     if (e.devices_seen.empty()) return;
   }
-  const std::string text = ReportText();
+  std::vector<std::string> warnings;
+  const std::string text = ReportText(&warnings);
+  for (const std::string& w : warnings) Warn(w);
   if (dest == "stderr") {
     ssize_t ignored = write(2, text.data(), text.size());
     (void)ignored;

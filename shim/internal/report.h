@@ -5,10 +5,12 @@
 #define VERBSEMU_SHIM_INTERNAL_REPORT_H_
 
 #include <string>
+#include <vector>
 
 namespace verbsemu::shim::internal {
 
-std::string ReportText();
+// `warnings`: lines WriteReport also prints as warnings (a bypass).
+std::string ReportText(std::vector<std::string>* warnings = nullptr);
 void WriteReport();  // to VERBSEMU_REPORT's destination, if any
 // Arms the report signal with the first emulated device (again in a forked
 // child); an application that handles the signal itself keeps it. Caller

@@ -22,6 +22,7 @@
 #include "shim/internal/counters.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/port_link.h"
+#include "shim/internal/port_traffic.h"
 #include "shim/internal/post_shape.h"
 #include "shim/internal/ptr_map.h"
 #include "shim/internal/qp_ex_slots.h"
@@ -83,6 +84,8 @@ struct QpState {
   std::atomic<PortLink*> link{nullptr};
   emulate::PadPlanner planner;  // under mu
   AhPtr pad_ah;                 // under mu; in the pad sender's PD
+  // The port whose count of READ-serving QPs includes this QP; under mu.
+  PortTraffic* reads_counted_on = nullptr;
   QpStats stats;
 };
 
@@ -133,6 +136,11 @@ struct Engine {
   std::atomic<bool> warned_rate{false}, warned_pad{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
   std::atomic<bool> warned_direct_verbs{false};
+  // The bypass check (device_traffic.h): one window per device port, kept
+  // for the process's life (QPs publish into their shared segments).
+  TrafficPaths traffic_paths;  // tests: their own
+  std::vector<std::unique_ptr<PortTraffic>> traffic;
+  bool warned_traffic = false;
 };
 
 __attribute__((always_inline)) inline Engine& E() {

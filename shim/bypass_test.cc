@@ -1,0 +1,139 @@
+// The bypass check on the fake device: what the shim posts is published for
+// the node, the report compares it with the device's own counters (a fake
+// sysfs tree the test writes as the device would count), and warns once
+// when the device carried requests no shim process posted.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "shim/internal/report.h"
+#include "shim/internal/shim_fixture.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BypassTest : public ShimTest {
+ protected:
+  void SetUp() override {
+    ShimTest::SetUp();
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    root_ = fs::path(tmp != nullptr ? tmp : "/tmp") /
+            ("bypass-sysfs-" + std::to_string(getpid()));
+    fs::create_directories(root_);
+    paths_.sysfs_root = root_.string();
+    paths_.shm_prefix =
+        "/verbsemu-test-" + std::to_string(getpid()) + "-" +
+        ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    SetDeviceCounters(1'000, 1'000);
+    SetTrafficPathsForTesting(paths_);
+  }
+  void TearDown() override {
+    ShimTest::TearDown();
+    shm_unlink(SegmentName(paths_, "fake0", 1).c_str());
+    fs::remove_all(root_);
+  }
+  // rxe's hw_counters of fake0 port 1, as the device would show them.
+  void SetDeviceCounters(uint64_t sent, uint64_t received) {
+    const fs::path dir = root_ / "fake0/ports/1/hw_counters";
+    fs::create_directories(dir);
+    std::ofstream(dir / "sent_pkts") << sent << "\n";
+    std::ofstream(dir / "rcvd_pkts") << received << "\n";
+  }
+  static std::vector<std::string> Warnings(std::string* text = nullptr) {
+    std::vector<std::string> warnings;
+    const std::string t = ReportText(&warnings);
+    if (text != nullptr) *text = t;
+    return warnings;
+  }
+  // `n` RDMA writes of 64 KiB (64 packets each at the fake QP's 1 KiB MTU).
+  static void PostWrites(ibv_qp* qp, int n) {
+    Chain ch(1, 64 * 1024, IBV_WR_RDMA_WRITE);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(Post(qp, ch), 0);
+  }
+
+  fs::path root_;
+  TrafficPaths paths_;
+};
+
+TEST_F(BypassTest, WhatTheShimPostedIsExplained) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  PostWrites(r.qp, 1'000);
+  // 64,000 request packets out, one ACK back for each write.
+  SetDeviceCounters(1'000 + 64'000, 1'000 + 1'000);
+  std::string text;
+  EXPECT_TRUE(Warnings(&text).empty()) << text;
+  EXPECT_NE(text.find("device fake0 port 1: the device sent 64000 packets "
+                      "and received 1000"),
+            std::string::npos)
+      << text;
+}
+
+TEST_F(BypassTest, RequestsTheShimNeverSawAreReported) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  PostWrites(r.qp, 100);
+  // Beside the shim's 6,400 packets, 50,000 that some other path posted.
+  SetDeviceCounters(1'000 + 6'400 + 50'000, 1'000 + 100 + 800);
+  std::string text;
+  const std::vector<std::string> warnings = Warnings(&text);
+  ASSERT_EQ(warnings.size(), 1u) << text;
+  EXPECT_NE(warnings[0].find("fake0 port 1 sent"), std::string::npos);
+  EXPECT_NE(warnings[0].find("not emulated"), std::string::npos);
+}
+
+TEST_F(BypassTest, WrApiPostsArePublishedToo) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  for (int i = 0; i < 1'000; ++i) {
+    ibv_wr_start(r.qpx);
+    r.qpx->wr_id = static_cast<uint64_t>(i);
+    ibv_wr_rdma_write(r.qpx, 0, 0);
+    ibv_wr_set_sge(r.qpx, 0, 0, 64 * 1024);
+    ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
+  }
+  SetDeviceCounters(1'000 + 64'000, 1'000 + 1'000);
+  std::string text;
+  EXPECT_TRUE(Warnings(&text).empty()) << text;
+}
+
+TEST_F(BypassTest, AQpThatServesReadsMakesTheExcessANote) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  ibv_qp_attr a{};
+  a.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+  ASSERT_EQ(ModifyQp(r.qp, &a, IBV_QP_ACCESS_FLAGS), 0);
+  // 1,000 READs of 64 KiB answered: 64,000 response packets.
+  SetDeviceCounters(1'000 + 64'000, 1'000 + 1'000);
+  std::string text;
+  EXPECT_TRUE(Warnings(&text).empty()) << text;
+  EXPECT_NE(text.find("responses to remote READs"), std::string::npos) << text;
+}
+
+TEST_F(BypassTest, NoReportNoSharedSegment) {
+  emulate::Config c;
+  c.latency_ns = 1'000;
+  Settings s;
+  s.engine = c;  // no report
+  ShimTest::Configure(s);
+  SetTrafficPathsForTesting(paths_);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  PostWrites(r.qp, 10);
+  const std::string name = SegmentName(paths_, "fake0", 1);
+  const int fd = shm_open(name.c_str(), O_RDONLY, 0);
+  EXPECT_LT(fd, 0) << name << " exists";
+  if (fd >= 0) close(fd);
+}
+
+}  // namespace
+}  // namespace verbsemu::shim::internal

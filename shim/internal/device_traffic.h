@@ -1,0 +1,34 @@
+// The engine's side of the bypass check (port_traffic.h): a PortTraffic per
+// port of every emulated device while a report is asked for, each QP's
+// request packets published to its port, QPs that may serve READs counted,
+// and the report's lines.
+#ifndef VERBSEMU_SHIM_INTERNAL_DEVICE_TRAFFIC_H_
+#define VERBSEMU_SHIM_INTERNAL_DEVICE_TRAFFIC_H_
+
+#include <infiniband/verbs.h>
+
+#include <string>
+#include <vector>
+
+namespace verbsemu::shim::internal {
+
+struct ContextState;
+struct QpState;
+
+// Starts the windows of the context's device ports. Caller holds E().mu.
+void StartDeviceTrafficLocked(const ContextState& c);
+// After ibv_modify_qp: the path MTU, the port to publish to, and whether
+// the QP may answer remote READs.
+void OnQpTrafficModified(QpState* q, const ibv_qp_attr& attr, int attr_mask);
+// The QP is gone: it serves no more READs.
+void OnQpTrafficRetired(QpState* q);
+// One line per port of `device`; bypass warnings appended to `warnings`.
+// Caller holds E().mu.
+std::string DeviceTrafficLinesLocked(const std::string& device,
+                                     std::vector<std::string>* warnings);
+// A forked child's windows start afresh. Caller holds E().mu.
+void RestartDeviceTrafficLocked();
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_DEVICE_TRAFFIC_H_

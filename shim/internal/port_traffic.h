@@ -1,0 +1,125 @@
+// What a device port carried against what the shim saw posted. Traffic that
+// bypasses the shim (mlx5dv or DEVX queues, a libibverbs reached through
+// dlopen/dlvsym, a process without the shim) is not emulated; the report
+// must say so rather than show a quiet "wrs 0".
+//
+// Devices are shared (several ranks per node, other jobs), so the comparison
+// is node-wide: every shim process adds the request packets it posted on a
+// port to a counter in shared memory (one segment per user, device and
+// port; lock-free, nothing a crashed process could hold), and the report
+// compares the device's own packet counters over this process's life with
+// that sum over the same window.
+//
+// The model, per port over the window:
+//   sent     <= requests posted (all processes) + responses
+//   responses <= received packets            (an ACK, an atomic's result or a
+//                                              one-packet READ response each)
+// except READ responses longer than one packet, which only a QP allowed to
+// serve remote reads sends. So S - (P + R) > 0 means requests the shim never
+// saw, unless a shim QP on the node serves reads. P is an upper bound
+// (WRs + bytes / MTU), so the shim's own counting never raises a warning.
+#ifndef VERBSEMU_SHIM_INTERNAL_PORT_TRAFFIC_H_
+#define VERBSEMU_SHIM_INTERNAL_PORT_TRAFFIC_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace verbsemu::shim::internal {
+
+// Where the device counters and the shared segments live (tests: a
+// directory and a name prefix of their own).
+struct TrafficPaths {
+  std::string sysfs_root = "/sys/class/infiniband";
+  std::string shm_prefix = "/verbsemu";
+};
+
+// The node-wide shared counts of one (user, device, port).
+struct SharedPortCounts {
+  std::atomic<uint64_t> posted_packets{0};  // request packets, upper bound
+  std::atomic<int64_t> read_qps_live{0};    // QPs allowed to serve READs
+  std::atomic<uint64_t> read_qps_ever{0};
+};
+
+struct DevicePackets {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+};
+
+// The device's own packet counters of a port: the IB performance counters
+// (counters/port_{xmit,rcv}_packets, mlx5 and most HCAs) or rxe's
+// hw_counters/{sent,rcvd}_pkts (per port, or per device on older kernels).
+// Empty when the device has none of them.
+std::optional<DevicePackets> ReadDevicePackets(const std::string& sysfs_root,
+                                               const std::string& device,
+                                               int port);
+// The port numbers under sysfs_root/DEVICE/ports.
+std::vector<int> DevicePorts(const std::string& sysfs_root,
+                             const std::string& device);
+
+// Counts over one window, and what they mean.
+struct TrafficWindow {
+  bool device_counters = false;
+  DevicePackets device;       // deltas
+  uint64_t shim_posted = 0;   // delta of SharedPortCounts::posted_packets
+  bool serves_reads = false;  // a shim QP on the node may answer READs
+};
+struct TrafficVerdict {
+  uint64_t unexplained = 0;  // sent - (posted + received), or 0
+  bool bypass = false;       // warn: traffic the shim did not see
+  bool maybe_read_responses = false;
+};
+// Small excess is tolerated: retransmissions, CM MADs, and each thread's
+// not yet published counts (see kPublishEveryPackets).
+constexpr uint64_t kUnexplainedFloor = 4096;
+TrafficVerdict Judge(const TrafficWindow& w);
+
+// The shared segment's name: PREFIX-v1-uUID-DEVICE-pPORT (the layout's
+// version in it, so a future layout never reads this one).
+std::string SegmentName(const TrafficPaths& paths, const std::string& device,
+                        int port);
+
+// A mapped SharedPortCounts, unmapped on destruction.
+struct UnmapSegment {
+  void operator()(SharedPortCounts* p) const;
+};
+using SegmentPtr = std::unique_ptr<SharedPortCounts, UnmapSegment>;
+
+// One port's window, from Start until the report.
+class PortTraffic {
+ public:
+  PortTraffic(const TrafficPaths& paths, std::string device, int port,
+              SegmentPtr shared);
+  // Maps the shared segment and reads the start values. nullptr (with
+  // `why`) when shared memory cannot be set up.
+  static std::unique_ptr<PortTraffic> Start(const TrafficPaths& paths,
+                                            const std::string& device, int port,
+                                            std::string* why);
+  const std::string& device() const { return device_; }
+  int port() const { return port_; }
+  SharedPortCounts* shared() { return shared_.get(); }
+  // A QP of this process starts (true) or stops (false) serving READs.
+  void ServeReads(bool on);
+  // A new window from now (a forked child's statistics start afresh).
+  void Restart();
+  TrafficWindow Window() const;
+  // "device D port P: ..." and, on a bypass, the warning line.
+  std::string ReportLine(std::string* warning) const;
+
+ private:
+  TrafficPaths paths_;
+  std::string device_;
+  int port_;
+  SegmentPtr shared_;
+  std::optional<DevicePackets> start_;
+  uint64_t start_posted_ = 0;
+  uint64_t start_read_ever_ = 0;
+  bool start_read_live_ = false;
+};
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_PORT_TRAFFIC_H_
