@@ -160,6 +160,30 @@ TEST_F(ShimTest, LatencyAloneWrapsOnlyThePostingCalls) {
             Cal().NsToTicks(1000));
 }
 
+// Latency alone installs the lean post_send: it still waits one one-way
+// latency per chain, two when a READ is in it, and keeps no counters.
+TEST_F(ShimTest, LatencyAlonePostSendWaitsWithoutCounting) {
+  Settings s;
+  s.engine.latency_ns = 20'000;
+  Configure(s);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  const uint64_t one_way = Cal().NsToTicks(20'000);
+  const auto delay_of = [&](Chain& ch) {
+    const uint64_t t0 = emulate::ReadTsc();
+    EXPECT_EQ(Post(r.qp, ch), 0);
+    return d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks;
+  };
+  Chain write(2, 64, IBV_WR_RDMA_WRITE), read(1, 64, IBV_WR_RDMA_READ);
+  const uint64_t w = delay_of(write);
+  EXPECT_GE(w, one_way);
+  EXPECT_LT(w, 2 * one_way);
+  EXPECT_GE(delay_of(read), 2 * one_way);
+  EXPECT_EQ(d.Posts().size(), 3u);
+  QpCounters c;
+  EXPECT_FALSE(GetQpCounters(r.qp, &c) && c.wrs != 0) << c.wrs;
+}
+
 std::string ReadWholeFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;

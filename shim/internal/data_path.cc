@@ -137,6 +137,30 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   return rc;
 }
 
+int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  const uint64_t t0 = emulate::ReadTsc();
+  Engine& e = E();
+  ContextState* c = e.contexts.Find(qp->context);
+  if (c == nullptr || c->post_send == nullptr) {
+    *bad_wr = wr;
+    return EINVAL;
+  }
+  uint64_t legs = 1;
+  for (const ibv_send_wr* w = wr; w != nullptr; w = w->next) {
+    if (FlowOf(w->opcode) == Flow::kIn) {
+      legs = 2;
+      break;
+    }
+  }
+  // A target below the shim's own fixed cost has nothing left to wait.
+  const uint64_t deadline = e.delay.Deadline(t0, legs);
+  if (deadline > t0) {
+    emulate::TscClock clock;
+    WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline);
+  }
+  return c->post_send(qp, wr, bad_wr);
+}
+
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   if ((++tl_polls & kSampleMask) != 0) {
     ContextState* c = E().contexts.Find(cq->context);

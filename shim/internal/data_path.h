@@ -29,6 +29,10 @@ void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
                         uint64_t t2);
 
 int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
+// Latency alone (no bandwidth mode, no report): nothing per QP is needed, so
+// this one reads the clock, finds the context's saved post_send and waits;
+// no QP lookup, byte scan or counters.
+int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
 
 }  // namespace verbsemu::shim::internal

@@ -69,7 +69,9 @@ void SaveOps(ContextState* c) {
 // there, so they stay the provider's own functions.
 void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
-  if (c->post_send && wrap.posts) ops.post_send = PostSend;
+  if (c->post_send && wrap.posts) {
+    ops.post_send = wrap.bytes ? PostSend : PostSendDelayOnly;
+  }
   if (c->poll_cq && wrap.polls) ops.poll_cq = PollCq;
   if (c->create_qp_ex && wrap.posts) c->vctx->create_qp_ex = CreateQpExHook;
   if (c->create_cq_ex && wrap.polls) c->vctx->create_cq_ex = CreateCqExHook;
