@@ -151,6 +151,7 @@ TEST_F(ShimTest, LatencyAloneWrapsOnlyThePostingCalls) {
   EXPECT_EQ(r.qpx->wr_send, native.qpx->wr_send);
   EXPECT_EQ(r.qpx->wr_set_sge, native.qpx->wr_set_sge);
   EXPECT_EQ(r.qpx->wr_rdma_write, native.qpx->wr_rdma_write);
+  EXPECT_NE(r.qpx->wr_rdma_read, native.qpx->wr_rdma_read);  // two legs
   const uint64_t t0 = emulate::ReadTsc();
   ibv_wr_start(r.qpx);
   ibv_wr_send(r.qpx);
@@ -182,6 +183,23 @@ TEST_F(ShimTest, LatencyAlonePostSendWaitsWithoutCounting) {
   EXPECT_EQ(d.Posts().size(), 3u);
   QpCounters c;
   EXPECT_FALSE(GetQpCounters(r.qp, &c) && c.wrs != 0) << c.wrs;
+}
+
+// On the ibv_wr_* path too, a READ batch waits two one-way latencies with
+// latency alone (its opcode is wrapped though no bytes are counted).
+TEST_F(ShimTest, LatencyAloneWrApiReadWaitsTwoLegs) {
+  Settings s;
+  s.engine.latency_ns = 20'000;
+  Configure(s);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  const uint64_t t0 = emulate::ReadTsc();
+  ibv_wr_start(r.qpx);
+  ibv_wr_rdma_read(r.qpx, 1, 0x2000);
+  ibv_wr_set_sge(r.qpx, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
+  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+            2 * Cal().NsToTicks(20'000));
 }
 
 std::string ReadWholeFile(const std::string& path) {

@@ -105,15 +105,27 @@ void WrStart(ibv_qp_ex* qpx) {
   c->wr_q = q;
 }
 
+// Latency alone: nothing is counted, and a batch owes a wait only for a
+// READ or atomic in it (its first leg was waited at wr_start).
+int WrCompleteDelayOnly(QpState* q, ibv_qp_ex* qpx) {
+  if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;
+  const PostShape shape = q->batch;
+  ResetBatch(q);
+  if (shape.LegsOwed() > 0) EmulateBeforePost(q, emulate::ReadTsc(), shape);
+  return q->provider.wr_complete(qpx);
+}
+
 int WrComplete(ibv_qp_ex* qpx) {
   Engine& e = E();
+  const bool counting = e.wrap.bytes;
   const bool emulating = e.emulating;
-  uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
+  uint64_t t0 = emulating && counting ? emulate::ReadTsc() : 0;
   QpState* q = FindQpx(qpx);
   if (q == nullptr) {
     const QpExSlots* f = Fallback(qpx);
     return f != nullptr ? f->wr_complete(qpx) : EINVAL;
   }
+  if (!counting) return WrCompleteDelayOnly(q, qpx);
   ThreadCache* tc = Cache();
   tc->wr_qpx = nullptr;
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
@@ -156,8 +168,10 @@ void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
     provider->slot = qpx->slot;                                     \
     qpx->slot = (wrapper);                                          \
   }
+// Round-trip opcodes (READ, atomics) are always wrapped: the latency alone
+// needs to know a batch owes two one-way latencies.
 #define VERBSEMU_WRAP_OP(slot, flow, since, params, args) \
-  VERBSEMU_WRAP(slot, slot##_wrapper, since, true)
+  VERBSEMU_WRAP(slot, slot##_wrapper, since, (flow) != Flow::kIn)
   VERBSEMU_QP_EX_OPS(VERBSEMU_WRAP_OP)
   VERBSEMU_QP_EX_CALLS(VERBSEMU_WRAP)
 #undef VERBSEMU_WRAP_OP

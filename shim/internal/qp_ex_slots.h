@@ -75,8 +75,9 @@ struct QpExSlots {
 // hold the shim's wrapper: saves the provider's function into `provider`
 // and installs the wrapper. Idempotent, so running it again after a
 // provider rewrote some slots wraps exactly those again. Without
-// `count_bytes` only batch control (wr_start, wr_complete, wr_abort) is
-// wrapped: opcodes and setters go straight to the provider.
+// `count_bytes` only batch control (wr_start, wr_complete, wr_abort) and
+// the round-trip opcodes (READ, atomics: two one-way latencies) are
+// wrapped: other opcodes and the setters go straight to the provider.
 void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
               bool count_bytes);
 // Puts the provider's functions back.
