@@ -1,0 +1,54 @@
+#include "sweep/metric.h"
+
+#include <gtest/gtest.h>
+
+namespace verbsemu::sweep {
+namespace {
+
+TEST(MetricTest, RuntimeIsTheWallTime) {
+  std::string why;
+  const auto m = Metric::Parse("runtime", "", &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(*m->FromOutput("anything", 1.25, &why), 1.25);
+}
+
+TEST(MetricTest, RegexTakesTheFirstGroupOfTheLastMatch) {
+  std::string why;
+  const auto m = Metric::Parse(R"(regex:Loop time of ([0-9.]+))", "", &why);
+  ASSERT_TRUE(m) << why;
+  const std::string out =
+      "Loop time of 1.5 on 2 procs\nsetup\nLoop time of 12.75 on 2 procs\n";
+  EXPECT_EQ(*m->FromOutput(out, 0, &why), 12.75);
+  EXPECT_FALSE(m->FromOutput("no such line", 0, &why));
+  EXPECT_NE(why.find("matches nothing"), std::string::npos);
+  const auto whole = Metric::Parse("regex:[0-9]+", "", &why);
+  EXPECT_EQ(*whole->FromOutput("a 1 b 22", 0, &why), 22);
+}
+
+TEST(MetricTest, JsonPointerIntoTheFile) {
+  std::string why;
+  const auto m = Metric::Parse("json:/results/1/t", "out.json", &why);
+  ASSERT_TRUE(m) << why;
+  EXPECT_EQ(*m->FromJson(R"({"results":[{"t":1},{"t":2.5}]})", &why), 2.5);
+  EXPECT_EQ(*m->FromJson(R"({"results":[{},{"t":"3"}]})", &why), 3);
+  EXPECT_FALSE(m->FromJson(R"({"results":[]})", &why));
+  EXPECT_NE(why.find("nothing at /results/1/t"), std::string::npos);
+  EXPECT_FALSE(m->FromJson("{", &why));
+  EXPECT_FALSE(m->FromJson(R"({"results":[{},{"t":[1]}]})", &why));
+}
+
+TEST(MetricTest, BadSpecsAreOneLine) {
+  std::string why;
+  EXPECT_FALSE(Metric::Parse("latency", "", &why));
+  EXPECT_NE(why.find("runtime, regex:PATTERN or json:POINTER"),
+            std::string::npos);
+  EXPECT_FALSE(Metric::Parse("regex:(unclosed", "", &why));
+  EXPECT_NE(why.find("does not compile"), std::string::npos);
+  EXPECT_FALSE(Metric::Parse("json:/a", "", &why));
+  EXPECT_NE(why.find("--metric-file"), std::string::npos);
+  EXPECT_FALSE(Metric::Parse("json:a", "f.json", &why));
+  EXPECT_FALSE(Metric::Parse("regex:", "", &why));
+}
+
+}  // namespace
+}  // namespace verbsemu::sweep
