@@ -18,6 +18,33 @@ std::optional<double> Number(const std::string& text, std::string* why) {
   return v;
 }
 
+// ECMAScript refuses a quantifier on a quantifier ("a**", "a+*"; "a+?" is
+// the lazy form), but libstdc++ accepts it and then backtracks
+// exponentially: refuse it here. Escapes and [classes] are skipped.
+bool QuantifierOnQuantifier(std::string_view p) {
+  bool after_quantifier = false, after_lazy = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    const bool quantifier = c == '*' || c == '+' || c == '{';
+    if ((quantifier || (c == '?' && after_lazy)) && after_quantifier) {
+      return true;
+    }
+    if (c == '?' && after_quantifier && !after_lazy) {
+      after_lazy = true;
+      continue;
+    }
+    after_lazy = false;
+    after_quantifier = quantifier || c == '?';
+    if (c == '{') i = std::min(p.find('}', i), p.size());
+    if (c == '\\') ++i;
+    if (c == '[') {
+      const size_t close = p.find(']', i + 2);
+      i = close == std::string_view::npos ? p.size() : close;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::optional<Metric> Metric::Parse(std::string_view spec,
@@ -29,6 +56,11 @@ std::optional<Metric> Metric::Parse(std::string_view spec,
   if (spec.starts_with("regex:") && spec.size() > 6) {
     m.kind_ = Kind::kRegex;
     m.pattern_ = spec.substr(6);
+    if (QuantifierOnQuantifier(m.pattern_)) {
+      *why = "--metric: the pattern '" + m.pattern_ +
+             "' puts a quantifier on a quantifier (such as a** or a+*)";
+      return std::nullopt;
+    }
     try {
       m.regex_ = std::regex(m.pattern_, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
@@ -100,12 +132,16 @@ std::optional<double> Metric::FromJson(std::string_view json_text,
     *why = file_ + " is not valid JSON";
     return std::nullopt;
   }
-  const nlohmann::json::json_pointer ptr(pattern_);
-  if (!doc.contains(ptr)) {
+  // at() throws for a missing key, an index out of range, and a token that
+  // is no index into an array (contains() throws for the last, too).
+  const nlohmann::json* found = nullptr;
+  try {
+    found = &doc.at(nlohmann::json::json_pointer(pattern_));
+  } catch (const nlohmann::json::exception&) {
     *why = file_ + " has nothing at " + pattern_;
     return std::nullopt;
   }
-  const nlohmann::json& v = doc[ptr];
+  const nlohmann::json& v = *found;
   if (v.is_number()) return v.get<double>();
   if (v.is_string()) return Number(v.get<std::string>(), why);
   *why = file_ + " at " + pattern_ + " holds no number";

@@ -34,6 +34,11 @@ TEST(MetricTest, JsonPointerIntoTheFile) {
   EXPECT_FALSE(m->FromJson(R"({"results":[]})", &why));
   EXPECT_NE(why.find("nothing at /results/1/t"), std::string::npos);
   EXPECT_FALSE(m->FromJson("{", &why));
+  // Found by metric_fuzz: a token that is no array index threw.
+  const auto odd = Metric::Parse("json:/a//x", "f.json", &why);
+  ASSERT_TRUE(odd) << why;
+  EXPECT_FALSE(odd->FromJson(R"({"a":[1.5]})", &why));
+  EXPECT_NE(why.find("nothing at"), std::string::npos) << why;
   EXPECT_FALSE(m->FromJson(R"({"results":[{},{"t":[1]}]})", &why));
 }
 
@@ -48,6 +53,12 @@ TEST(MetricTest, BadSpecsAreOneLine) {
   EXPECT_NE(why.find("--metric-file"), std::string::npos);
   EXPECT_FALSE(Metric::Parse("json:a", "f.json", &why));
   EXPECT_FALSE(Metric::Parse("regex:", "", &why));
+  // Found by metric_fuzz: libstdc++ takes these and backtracks forever.
+  EXPECT_FALSE(Metric::Parse("regex:.+-?+++", "", &why));
+  EXPECT_NE(why.find("quantifier on a quantifier"), std::string::npos);
+  EXPECT_FALSE(Metric::Parse("regex:a**", "", &why));
+  EXPECT_FALSE(Metric::Parse("regex:a{2}*", "", &why));
+  EXPECT_TRUE(Metric::Parse(R"(regex:a+?b\*+[*+]+x{2,3}?)", "", &why)) << why;
 }
 
 }  // namespace
