@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "shim/internal/data_path.h"
-#include "shim/internal/port_link.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/port_link.h"
 #include "shim/internal/report.h"
 #include "shim/internal/state.h"
 
