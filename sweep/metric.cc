@@ -1,5 +1,7 @@
 #include "sweep/metric.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -18,33 +20,6 @@ std::optional<double> Number(const std::string& text, std::string* why) {
   return v;
 }
 
-// ECMAScript refuses a quantifier on a quantifier ("a**", "a+*"; "a+?" is
-// the lazy form), but libstdc++ accepts it and then backtracks
-// exponentially: refuse it here. Escapes and [classes] are skipped.
-bool QuantifierOnQuantifier(std::string_view p) {
-  bool after_quantifier = false, after_lazy = false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    const bool quantifier = c == '*' || c == '+' || c == '{';
-    if ((quantifier || (c == '?' && after_lazy)) && after_quantifier) {
-      return true;
-    }
-    if (c == '?' && after_quantifier && !after_lazy) {
-      after_lazy = true;
-      continue;
-    }
-    after_lazy = false;
-    after_quantifier = quantifier || c == '?';
-    if (c == '{') i = std::min(p.find('}', i), p.size());
-    if (c == '\\') ++i;
-    if (c == '[') {
-      const size_t close = p.find(']', i + 2);
-      i = close == std::string_view::npos ? p.size() : close;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 std::optional<Metric> Metric::Parse(std::string_view spec,
@@ -56,18 +31,15 @@ std::optional<Metric> Metric::Parse(std::string_view spec,
   if (spec.starts_with("regex:") && spec.size() > 6) {
     m.kind_ = Kind::kRegex;
     m.pattern_ = spec.substr(6);
-    if (QuantifierOnQuantifier(m.pattern_)) {
+    RE2::Options options;
+    options.set_log_errors(false);  // the one line below says it instead
+    auto regex = std::make_shared<const RE2>(m.pattern_, options);
+    if (!regex->ok()) {
       *why = "--metric: the pattern '" + m.pattern_ +
-             "' puts a quantifier on a quantifier (such as a** or a+*)";
+             "' does not compile: " + regex->error();
       return std::nullopt;
     }
-    try {
-      m.regex_ = std::regex(m.pattern_, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      *why = "--metric: the pattern '" + m.pattern_ +
-             "' does not compile: " + e.what();
-      return std::nullopt;
-    }
+    m.regex_ = std::move(regex);
     return m;
   }
   if (spec.starts_with("json:")) {
@@ -101,19 +73,24 @@ std::optional<double> Metric::FromOutput(std::string_view output, double wall_s,
     *why = "internal: not an output metric";
     return std::nullopt;
   }
-  // Line by line: libstdc++'s regex recurses per character, so one search
-  // over a long output could exhaust the stack.
-  std::match_results<std::string_view::const_iterator> m, last;
+  // Line by line, so a pattern means the same on every kind of output
+  // (`[^x]+` never runs across lines); each search is linear in the line.
+  const int groups = std::min(regex_->NumberOfCapturingGroups(), 1);
+  re2::StringPiece match[2];
+  std::string last;
   bool found = false;
   size_t start = 0;
   while (start < output.size()) {
     const size_t nl = std::min(output.find('\n', start), output.size());
-    const std::string_view line = output.substr(start, nl - start);
-    auto it = line.begin();
-    while (it != line.end() && std::regex_search(it, line.end(), m, regex_)) {
-      last = m;
+    const re2::StringPiece line(output.data() + start, nl - start);
+    size_t at = 0;
+    while (at <= line.size() &&
+           regex_->Match(line, at, line.size(), RE2::UNANCHORED, match,
+                         groups + 1)) {
+      last = std::string(match[groups].data(), match[groups].size());
       found = true;
-      it = m[0].second != it ? m[0].second : it + 1;  // never stall on ""
+      const size_t end = match[0].data() - line.data() + match[0].size();
+      at = end > at ? end : at + 1;  // never stall on an empty match
     }
     start = nl + 1;
   }
@@ -121,8 +98,7 @@ std::optional<double> Metric::FromOutput(std::string_view output, double wall_s,
     *why = "the pattern '" + pattern_ + "' matches nothing in the output";
     return std::nullopt;
   }
-  const auto& group = last.size() > 1 ? last[1] : last[0];
-  return Number(group.str(), why);
+  return Number(last, why);
 }
 
 std::optional<double> Metric::FromJson(std::string_view json_text,

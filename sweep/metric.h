@@ -1,16 +1,20 @@
 // What a sweep measures per run: the command's wall time (`runtime`), a
-// number in its output (`regex:PATTERN`: the first capture group of the
-// last match, or the whole match when the pattern has no group; matched
-// line by line), or a
-// number in a JSON file it writes (`json:POINTER`, an RFC 6901 pointer into
-// the file named with --metric-file).
+// number in its output (`regex:PATTERN`, RE2 syntax: the first capture
+// group of the last match, or the whole match when the pattern has no
+// group; matched line by line, in time linear in the output), or a number
+// in a JSON file it writes (`json:POINTER`, an RFC 6901 pointer into the
+// file named with --metric-file).
 #ifndef VERBSEMU_SWEEP_METRIC_H_
 #define VERBSEMU_SWEEP_METRIC_H_
 
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
+
+namespace re2 {
+class RE2;
+}
 
 namespace verbsemu::sweep {
 
@@ -38,10 +42,10 @@ class Metric {
 
  private:
   Kind kind_ = Kind::kRuntime;
-  std::string spec_;     // as given
-  std::string pattern_;  // regex: or json: argument
-  std::string file_;     // json: the file the command writes
-  std::regex regex_;
+  std::string spec_;                       // as given
+  std::string pattern_;                    // regex: or json: argument
+  std::string file_;                       // json: the file the command writes
+  std::shared_ptr<const re2::RE2> regex_;  // shared: RE2 is not copyable
 };
 
 }  // namespace verbsemu::sweep
