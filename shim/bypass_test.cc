@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,32 @@ TEST_F(BypassTest, RequestsTheShimNeverSawAreReported) {
   ASSERT_EQ(warnings.size(), 1u) << text;
   EXPECT_NE(warnings[0].find("fake0 port 1 sent"), std::string::npos);
   EXPECT_NE(warnings[0].find("not emulated"), std::string::npos);
+}
+
+TEST_F(BypassTest, AReportFileCarriesItsWarningsAndNamesItsProcess) {
+  Settings s;
+  s.engine.latency_ns = 1'000;
+  s.report = (root_ / "report.%h.%p.txt").string();
+  ShimTest::Configure(s);
+  SetTrafficPathsForTesting(paths_);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  PostWrites(r.qp, 100);
+  SetDeviceCounters(1'000 + 6'400 + 50'000, 1'000 + 100 + 800);
+  WriteReport();
+  char host[256] = {};
+  ASSERT_EQ(gethostname(host, sizeof host - 1), 0);
+  const fs::path file = root_ / ("report." + std::string(host) + "." +
+                                 std::to_string(getpid()) + ".txt");
+  std::ifstream in(file);
+  ASSERT_TRUE(in) << file << " was not written";
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("verbsemu report (pid " + std::to_string(getpid())),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\nWARNING: fake0 port 1 sent"), std::string::npos)
+      << text;
 }
 
 // Both providers: mlx5 installs its real wr_complete only at RTS, after the

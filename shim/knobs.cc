@@ -73,8 +73,17 @@ bool ApplyDevices(std::string_view t, Settings* s, std::string* why) {
   return true;
 }
 
-bool ApplyReport(std::string_view t, Settings* s, std::string*) {
+bool ApplyReport(std::string_view t, Settings* s, std::string* why) {
   if (t.empty()) return false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '%') continue;
+    const char next = i + 1 < t.size() ? t[i + 1] : '\0';
+    if (next != 'p' && next != 'h' && next != '%') {
+      *why = "a '%' must be followed by p (pid), h (host name) or %";
+      return false;
+    }
+    ++i;
+  }
   s->report = std::string(t);
   return true;
 }
@@ -119,7 +128,7 @@ constexpr Knob kKnobs[] = {
      "every device", "devices to emulate; others pass through untouched",
      ApplyDevices},
     {"VERBSEMU_REPORT", "--report", "stderr|PATH",
-     "stderr or a file path (appended)", "no report",
+     "stderr or a file path (appended; %p: pid, %h: host name)", "no report",
      "where the per-QP report goes at exit", ApplyReport},
     {"VERBSEMU_REPORT_SIGNAL", "--report-signal", "USR1|USR2",
      "USR1 or USR2 (also SIGUSR1, SIGUSR2)", "at exit only",
@@ -193,6 +202,26 @@ SettingsResult SettingsFromEnv(
     }
   }
   return result;
+}
+
+std::string ExpandReportPath(std::string_view pattern, int pid,
+                             std::string_view host) {
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      out += pattern[i];
+      continue;
+    }
+    const char next = pattern[++i];
+    if (next == 'p') {
+      out += std::to_string(pid);
+    } else if (next == 'h') {
+      out += host;
+    } else {
+      out += next;
+    }
+  }
+  return out;
 }
 
 std::string Printable(std::string_view text) {

@@ -60,6 +60,12 @@ struct SettingsResult {
 SettingsResult SettingsFromEnv(
     const std::function<const char*(const char*)>& getenv);
 
+// The report path with `%p` replaced by `pid`, `%h` by `host` and `%%` by
+// `%`, so every process of a job (ranks, forked children) writes its own
+// file. Other `%` sequences are refused when the knob is read.
+std::string ExpandReportPath(std::string_view pattern, int pid,
+                             std::string_view host);
+
 // `text` made safe to quote inside a one-line message: control and non-ASCII
 // bytes become \xNN escapes.
 std::string Printable(std::string_view text);

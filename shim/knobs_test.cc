@@ -57,6 +57,22 @@ TEST(SettingsFromEnvTest, ReadsEverything) {
   EXPECT_DOUBLE_EQ(c.link_bits_per_s, 10e9);
 }
 
+TEST(SettingsFromEnvTest, ReportPathTakesPidAndHostOnly) {
+  const Knob& k = *FindKnobByEnv("VERBSEMU_REPORT");
+  for (const char* ok : {"stderr", "/tmp/r.txt", "/d/%h.%p.txt", "/d/100%%"}) {
+    EXPECT_EQ(ValidateKnob(k, ok), "") << ok;
+  }
+  for (const char* bad : {"/d/%d.txt", "/d/r%", "/d/%P"}) {
+    const std::string why = ValidateKnob(k, bad);
+    EXPECT_NE(why.find("p (pid), h (host name) or %"), std::string::npos)
+        << bad << ": " << why;
+  }
+  EXPECT_EQ(ExpandReportPath("/d/%h.%p.txt", 4242, "node7"),
+            "/d/node7.4242.txt");
+  EXPECT_EQ(ExpandReportPath("/d/100%%-%p", 1, "h"), "/d/100%-1");
+  EXPECT_EQ(ExpandReportPath("/plain", 1, "h"), "/plain");
+}
+
 TEST(SettingsFromEnvTest, ReportSignalOnlyTheUserSignals) {
   const Knob& k = *FindKnobByEnv("VERBSEMU_REPORT_SIGNAL");
   for (const char* ok : {"USR1", "SIGUSR1", "USR2", "SIGUSR2"}) {

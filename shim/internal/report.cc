@@ -13,6 +13,7 @@
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
+#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -141,17 +142,25 @@ void WriteReport() {
     if (e.devices_seen.empty()) return;
   }
   std::vector<std::string> warnings;
-  const std::string text = ReportText(&warnings);
+  std::string text = ReportText(&warnings);
   for (const std::string& w : warnings) Warn(w);
   if (dest == "stderr") {
     ssize_t ignored = write(2, text.data(), text.size());
     (void)ignored;
     return;
   }
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(dest.c_str(), "a"),
+  // A report file is the run's record (verbsemu sweep judges runs by it):
+  // its warnings go in too, not only to stderr.
+  for (const std::string& w : warnings) text += w + "\n";
+  char host[256] = "unknown-host";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  host[sizeof host - 1] = '\0';
+  const std::string path =
+      ExpandReportPath(dest, static_cast<int>(getpid()), host);
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "a"),
                                           &std::fclose);
   if (!f) {
-    Warn("cannot write the report to " + dest);
+    Warn("cannot write the report to " + path);
     return;
   }
   std::fwrite(text.data(), 1, text.size(), f.get());
