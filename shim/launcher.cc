@@ -23,6 +23,8 @@ std::string LauncherUsage() {
   return "usage: verbsemu run [FLAGS] -- CMD ARGS...\n"
          "       verbsemu env [FLAGS] [--format lines|mpirun|srun]\n"
          "       verbsemu knobs [--markdown]\n"
+         "       verbsemu sweep [SWEEP FLAGS] -- CMD ARGS...  (verbsemu "
+         "sweep -h)\n"
          "FLAGS (each also read from its variable):\n" +
          KnobsUsage();
 }

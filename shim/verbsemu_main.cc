@@ -1,5 +1,7 @@
-// verbsemu: runs a command under libverbsemu.so (`verbsemu run ... -- CMD`)
-// or prints the environment that does so (`verbsemu env ...`).
+// verbsemu: runs a command under libverbsemu.so (`verbsemu run ... -- CMD`),
+// prints the environment that does so (`verbsemu env ...`), or sweeps a
+// command across latency and bandwidth settings (`verbsemu sweep`, in
+// //sweep).
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -10,6 +12,8 @@
 
 #include "shim/knobs.h"
 #include "shim/launcher.h"
+#include "sweep/cli.h"
+#include "sweep/executor.h"
 
 namespace {
 
@@ -42,8 +46,28 @@ std::string FindLibrary() {
 
 }  // namespace
 
+int Sweep(const std::vector<std::string>& args) {
+  verbsemu::sweep::ProcessExecutor executor;
+  verbsemu::sweep::CliContext ctx;
+  ctx.lib_path = FindLibrary();
+  if (ctx.lib_path.empty()) {
+    std::fprintf(stderr,
+                 "verbsemu sweep: cannot find libverbsemu.so next to this "
+                 "binary (build //shim:libverbsemu.so or set "
+                 "VERBSEMU_LIBRARY)\n");
+    return 2;
+  }
+  const char* preload = getenv("LD_PRELOAD");
+  ctx.current_preload = preload ? preload : "";
+  ctx.executor = &executor;
+  ctx.terminal = isatty(2) != 0;
+  return verbsemu::sweep::SweepMain(
+      std::vector<std::string>(args.begin() + 1, args.end()), ctx);
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "sweep") return Sweep(args);
   const verbsemu::shim::LaunchPlan plan = verbsemu::shim::ParseLauncherArgs(
       args,
       [](const char* name) { return static_cast<const char*>(getenv(name)); });

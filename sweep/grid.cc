@@ -1,8 +1,6 @@
 #include "sweep/grid.h"
 
 #include <algorithm>
-#include <numeric>
-#include <random>
 
 #include "shim/knobs.h"
 
@@ -82,16 +80,11 @@ std::optional<Grid> ParseGrid(std::string_view latencies,
   return g;
 }
 
-std::vector<std::vector<size_t>> BlockOrder(size_t points, int repeat,
-                                            uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::vector<size_t>> blocks(static_cast<size_t>(repeat));
-  for (auto& block : blocks) {
-    block.resize(points);
-    std::iota(block.begin(), block.end(), 0);
-    std::shuffle(block.begin(), block.end(), rng);
+void EnsureBaseline(Grid* grid) {
+  for (const GridPoint& p : grid->points) {
+    if (p.baseline()) return;
   }
-  return blocks;
+  grid->points.insert(grid->points.begin(), GridPoint{"0", "100%", 0, 1});
 }
 
 }  // namespace verbsemu::sweep

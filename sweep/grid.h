@@ -2,7 +2,8 @@
 // for, each point carrying the VERBSEMU_* values that set it (validated by
 // the shim's own knob table, so the sweep accepts exactly what the shim
 // does), and the order the runs take: randomized complete blocks, each
-// holding every point once, so drift and noise fall evenly on all points.
+// holding every point once, so drift and noise fall evenly on all points
+// (sweep/plan.h draws it).
 #ifndef VERBSEMU_SWEEP_GRID_H_
 #define VERBSEMU_SWEEP_GRID_H_
 
@@ -36,9 +37,9 @@ struct Grid {
 std::optional<Grid> ParseGrid(std::string_view latencies,
                               std::string_view bandwidths, std::string* why);
 
-// `repeat` blocks; each a permutation of 0..points-1 drawn from `seed`.
-std::vector<std::vector<size_t>> BlockOrder(size_t points, int repeat,
-                                            uint64_t seed);
+// Puts the baseline (no added latency, full bandwidth) first when the grid
+// lacks it: every block measures it, so each point has its reference.
+void EnsureBaseline(Grid* grid);
 
 }  // namespace verbsemu::sweep
 

@@ -44,19 +44,5 @@ TEST(ParseGridTest, BadInputIsOneLine) {
   EXPECT_NE(why.find("twice"), std::string::npos) << why;
 }
 
-TEST(BlockOrderTest, EachBlockHoldsEveryPointOnceAndIsSeeded) {
-  const auto a = BlockOrder(7, 5, 42), b = BlockOrder(7, 5, 42);
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, BlockOrder(7, 5, 43));
-  std::set<std::vector<size_t>> distinct;
-  for (const auto& block : a) {
-    std::vector<size_t> sorted = block;
-    std::sort(sorted.begin(), sorted.end());
-    EXPECT_EQ(sorted, (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6}));
-    distinct.insert(block);
-  }
-  EXPECT_GT(distinct.size(), 1u);
-}
-
 }  // namespace
 }  // namespace verbsemu::sweep

@@ -1,0 +1,55 @@
+// What a sweep's runs say: per grid point, the valid runs' summary; the
+// metric against added latency (slope per µs); Netscope's delay
+// sensitivity c_a (runtime against message delivery time; raw, and over a
+// ping-pong's so that a ping-pong's is 1); the metric against bandwidth
+// share, and the lowest share it holds within 5% of the baseline down to.
+#ifndef VERBSEMU_SWEEP_ANALYSIS_H_
+#define VERBSEMU_SWEEP_ANALYSIS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/fit.h"
+#include "sweep/grid.h"
+#include "sweep/runs_csv.h"
+#include "sweep/stats.h"
+
+namespace verbsemu::sweep {
+
+struct PointResult {
+  GridPoint point;
+  Summary summary;  // over the valid runs
+  int runs = 0;     // application runs recorded
+  int failed = 0;   // no metric (the command failed or printed none)
+  int invalid = 0;  // measured but not (fully) emulated
+  bool valid() const { return invalid == 0 && summary.n > 0; }
+  std::string first_reason;  // of a failed or invalid run
+};
+
+struct Analysis {
+  std::vector<PointResult> points;  // grid order
+  bool runtime_metric = true;
+  // Metric against added one-way latency in µs, full-bandwidth points.
+  LineFit latency;
+  // Runtime: c_a = seconds of runtime per second of added one-way delay
+  // (the critical path's message count); normalised by the ping-pong's.
+  std::optional<double> c_a_raw;
+  Interval c_a_raw_ci;
+  LineFit pingpong;  // the ping-pong's runtime against latency
+  Ratio c_a;         // latency.slope / pingpong.slope
+  // Metric against bandwidth share (0..1), zero-latency share points.
+  LineFit bandwidth;
+  std::optional<double> holds_down_to;  // lowest share within 5% of base
+  std::optional<double> first_beyond;   // highest share beyond 5%
+  double beyond_change = 0;             // its median's relative change
+  bool all_valid = true;
+  int failed_runs = 0, invalid_runs = 0;
+};
+
+Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
+                 bool runtime_metric);
+
+}  // namespace verbsemu::sweep
+
+#endif  // VERBSEMU_SWEEP_ANALYSIS_H_

@@ -1,0 +1,310 @@
+// `verbsemu sweep` end to end over a fake command with a known response:
+// metric = 50 + 2.5 x (added latency in µs) + seeded Gaussian noise, one
+// shim report per run written where VERBSEMU_REPORT says.
+#include "sweep/cli.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "emulate/units.h"
+#include "sweep/runs_csv.h"
+
+namespace verbsemu::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+std::string EnvOf(const RunRequest& r, const std::string& name) {
+  for (const auto& [k, v] : r.env) {
+    if (k == name) return v;
+  }
+  return "";
+}
+
+class FakeCommand : public Executor {
+ public:
+  double slope = 2.5, noise_sd = 0.5;
+  // Called with the run's number (from 1, the pilot included) and latency
+  // in µs; may change the report or the output.
+  std::function<void(int call, double latency_us, std::string* report,
+                     std::string* output)>
+      tweak;
+  int calls = 0;
+
+  RunOutcome Run(const RunRequest& req) override {
+    ++calls;
+    std::string why;
+    const std::string lat = EnvOf(req, "VERBSEMU_LATENCY");
+    const double us = lat.empty() || lat == "0"
+                          ? 0
+                          : *units::ParseDurationNs(lat, &why) / 1e3;
+    std::normal_distribution<double> noise(0, noise_sd);
+    char out[64];
+    std::snprintf(out, sizeof out, "step 1\nvalue t=%.4f\n",
+                  50 + slope * us + noise(rng_));
+    std::string output = out;
+    std::string report = "verbsemu report (pid " +
+                         std::to_string(1000 + calls) + "): latency +" + lat +
+                         "\ndevice rxe0: qps 1, wrs 10\n";
+    if (tweak) tweak(calls, us, &report, &output);
+    const std::string rep = EnvOf(req, "VERBSEMU_REPORT");
+    if (!rep.empty() && !report.empty()) {
+      std::string path = rep.substr(0, rep.rfind('/')) + "/host.";
+      std::ofstream(path + std::to_string(calls) + ".txt") << report;
+    }
+    std::ofstream(req.log_path) << output;
+    RunOutcome o;
+    o.started = true;
+    o.exit_code = 0;
+    o.wall_s = 0.001;
+    o.output = output;
+    return o;
+  }
+
+ private:
+  std::mt19937_64 rng_{12345};
+};
+
+class SweepCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    dir_ = fs::path(tmp ? tmp : "/tmp") /
+           (std::string("sweep-") +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+            "-" + std::to_string(getpid()));
+    fs::remove_all(dir_);
+    ctx_.lib_path = "/opt/verbsemu/libverbsemu.so";
+    ctx_.executor = &fake_;
+  }
+  int Sweep(std::vector<std::string> args) {
+    ::testing::internal::CaptureStderr();
+    ::testing::internal::CaptureStdout();
+    const int rc = SweepMain(args, ctx_);
+    stdout_ = ::testing::internal::GetCapturedStdout();
+    stderr_ = ::testing::internal::GetCapturedStderr();
+    return rc;
+  }
+  std::vector<std::string> Args(std::vector<std::string> extra = {}) {
+    std::vector<std::string> a = {"--latency",  "0,1us,2us,5us,10us",
+                                  "--repeat",   "5",
+                                  "--seed",     "3",
+                                  "--metric",   "regex:t=([0-9.]+)",
+                                  "--no-plot",  "--out",
+                                  dir_.string()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    a.insert(a.end(), {"--", "/bin/true"});
+    return a;
+  }
+  Json Result() { return Json::parse(Slurp(dir_ / "sweep.json")); }
+
+  fs::path dir_;
+  FakeCommand fake_;
+  CliContext ctx_;
+  std::string stdout_, stderr_;
+};
+
+TEST_F(SweepCliTest, RecoversTheSlopeWithAnIntervalThatCoversIt) {
+  ASSERT_EQ(Sweep(Args()), 0) << stderr_;
+  const Json fit = Result()["fits"]["latency"];
+  EXPECT_NEAR(fit["slope"].get<double>(), 2.5, 0.15) << fit;
+  EXPECT_LE(fit["slope_ci"][0].get<double>(), 2.5) << fit;
+  EXPECT_GE(fit["slope_ci"][1].get<double>(), 2.5) << fit;
+  EXPECT_GT(fit["r2"].get<double>(), 0.98);
+  EXPECT_EQ(fit["n"], 25);
+  EXPECT_EQ(fake_.calls, 1 + 25);  // the pilot, then 5 blocks of 5 points
+  EXPECT_NE(stdout_.find("slope against added latency: +2."), std::string::npos)
+      << stdout_;
+  std::string why;
+  const auto runs = ReadRunsCsv(Slurp(dir_ / "runs.csv"), &why);
+  ASSERT_TRUE(runs) << why;
+  ASSERT_EQ(runs->size(), 25u);
+  // Randomized complete blocks: each block holds every point once.
+  for (int b = 0; b < 5; ++b) {
+    std::set<int> points;
+    for (const RunRecord& r : *runs) {
+      if (r.block == b) points.insert(r.point);
+    }
+    EXPECT_EQ(points.size(), 5u) << "block " << b;
+  }
+}
+
+TEST_F(SweepCliTest, EveryRunGetsTheShimAndItsPointsSettings) {
+  struct Recorder : FakeCommand {
+    std::vector<RunRequest> seen;
+    RunOutcome Run(const RunRequest& r) override {
+      seen.push_back(r);
+      return FakeCommand::Run(r);
+    }
+  } rec;
+  ctx_.executor = &rec;
+  ctx_.current_preload = "/usr/lib/libother.so";
+  ASSERT_EQ(Sweep(Args({"--bandwidth", "100%,50%", "--bw-mode", "pace"})), 0)
+      << stderr_;
+  std::string why;
+  const auto runs = ReadRunsCsv(Slurp(dir_ / "runs.csv"), &why);
+  ASSERT_TRUE(runs) << why;
+  ASSERT_EQ(rec.seen.size(), 1 + runs->size());
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const RunRequest& req = rec.seen[i + 1];
+    const RunRecord& r = (*runs)[i];
+    EXPECT_EQ(req.argv, std::vector<std::string>{"/bin/true"});
+    EXPECT_EQ(EnvOf(req, "LD_PRELOAD"),
+              "/opt/verbsemu/libverbsemu.so:/usr/lib/libother.so");
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_LATENCY"), r.latency);
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_BANDWIDTH"), r.bandwidth);
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_BW_MODE"), "pace");
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_REPORT"),
+              fs::absolute(dir_).string() + "/reports/run-" +
+                  (i < 10 ? "000" : "00") + std::to_string(i) + "/%h.%p.txt");
+    EXPECT_EQ(r.bw_mode, r.bandwidth == "50%" ? "pace" : "");
+  }
+  EXPECT_EQ(runs->size(), 50u);  // 5 latencies x 2 bandwidths x 5 blocks
+}
+
+TEST_F(SweepCliTest, InterruptedSweepResumesWhereItStopped) {
+  // Ctrl-C during the 8th call (the pilot is the 1st): that run is dropped.
+  fake_.tweak = [](int call, double, std::string*, std::string*) {
+    if (call == 8) std::raise(SIGINT);
+  };
+  ASSERT_EQ(Sweep(Args()), 130) << stderr_;
+  EXPECT_NE(stderr_.find("--resume " + dir_.string()), std::string::npos)
+      << stderr_;
+  std::string why;
+  const auto before = ReadRunsCsv(Slurp(dir_ / "runs.csv"), &why);
+  ASSERT_TRUE(before) << why;
+  ASSERT_EQ(before->size(), 6u);
+  // A row cut short by a kill is left out on resume.
+  std::ofstream(dir_ / "runs.csv", std::ios::app) << "6,1,2,app,2us,20";
+  fake_.tweak = nullptr;
+  ASSERT_EQ(Sweep({"--resume", dir_.string()}), 0) << stderr_;
+  const auto after = ReadRunsCsv(Slurp(dir_ / "runs.csv"), &why);
+  ASSERT_TRUE(after) << why;
+  ASSERT_EQ(after->size(), 25u);
+  for (size_t i = 0; i < before->size(); ++i) {
+    EXPECT_EQ(RunsCsvRow((*after)[i]), RunsCsvRow((*before)[i])) << i;
+  }
+  EXPECT_EQ(fake_.calls, 1 + 7 + 19);  // nothing that finished ran twice
+  EXPECT_EQ(Result()["fits"]["latency"]["n"], 25);
+  // A finished sweep resumed again only reports.
+  EXPECT_EQ(Sweep({"--resume", dir_.string()}), 0) << stderr_;
+  EXPECT_EQ(fake_.calls, 27);
+}
+
+TEST_F(SweepCliTest, APointWithAnUnemulatedProcessIsInvalid) {
+  fake_.tweak = [](int, double us, std::string* report, std::string*) {
+    if (us == 5)
+      *report +=
+          "WARNING: rxe0 port 1 sent 90000 packets that no "
+          "shim process posted\n";
+  };
+  ASSERT_EQ(Sweep(Args()), 1) << stderr_;
+  const Json result = Result();  // the loop must not outlive it
+  for (const Json& p : result["points"]) {
+    EXPECT_EQ(p["valid"], p["latency"] != "5us") << p;
+  }
+  EXPECT_NE(stdout_.find("INVALID"), std::string::npos) << stdout_;
+  EXPECT_NE(stderr_.find("5 were not emulated"), std::string::npos) << stderr_;
+}
+
+TEST_F(SweepCliTest, ARunWithFewerReportsThanTheOthersIsInvalid) {
+  // Two ranks report in every run but one: a rank ran without the shim.
+  fake_.tweak = [](int call, double, std::string* report, std::string*) {
+    if (call != 10) {
+      *report += "verbsemu report (pid 77): latency +0\n";
+    }
+  };
+  ASSERT_EQ(Sweep(Args()), 1) << stderr_;
+  int invalid = 0;
+  const Json result = Result();
+  for (const Json& r : result["runs"]) {
+    if (r["valid"] == false) {
+      ++invalid;
+      EXPECT_NE(r["reason"].get<std::string>().find("without the shim"),
+                std::string::npos);
+    }
+  }
+  EXPECT_EQ(invalid, 1) << stdout_ << stderr_;
+}
+
+TEST_F(SweepCliTest, BadInputIsOneLineAndExitTwoBeforeAnythingRuns) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--latency", "0,2parsecs", "--", "/bin/true"},
+      {"--latency", "0,1us", "--metric", "latency", "--", "/bin/true"},
+      {"--latency", "0,1us", "--repeat", "0", "--", "/bin/true"},
+      {"--latency", "0,1us", "--bw-mode", "drop", "--", "/bin/true"},
+      {"--latency", "0,1us", "--", "/no/such/program"},
+      {"--latency", "0,1us"},
+      {"--resume", "/no/such/dir"},
+      {"--frobnicate", "--", "/bin/true"}};
+  for (const auto& args : bad) {
+    std::vector<std::string> a = args;
+    a.insert(a.begin(), {"--out", dir_.string()});
+    EXPECT_EQ(Sweep(a), 2) << a[2];
+    EXPECT_EQ(stderr_.find('\n'), stderr_.size() - 1) << stderr_;
+    EXPECT_TRUE(stderr_.starts_with("verbsemu sweep: ")) << stderr_;
+  }
+  EXPECT_EQ(fake_.calls, 0);
+}
+
+TEST_F(SweepCliTest, AMetricThatMatchesNothingStopsAfterThePilot) {
+  std::vector<std::string> a = Args();
+  a[7] = "regex:Loop time of ([0-9.]+)";
+  EXPECT_EQ(Sweep(a), 2);
+  EXPECT_NE(stderr_.find("matches nothing"), std::string::npos) << stderr_;
+  EXPECT_EQ(fake_.calls, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "runs.csv"));
+}
+
+TEST_F(SweepCliTest, PingPongNormalisesDelaySensitivity) {
+  // The application's runtime grows 4x as fast as the ping-pong's.
+  struct Timed : FakeCommand {
+    RunOutcome Run(const RunRequest& r) override {
+      RunOutcome o = FakeCommand::Run(r);
+      const double us = std::stod(o.output.substr(o.output.find("t=") + 2));
+      const bool pingpong = r.argv.size() == 3 && r.argv[0] == "/bin/sh";
+      o.wall_s = pingpong ? (us - 50) / 4 * 1e-3 + 0.5 : us * 1e-3;
+      return o;
+    }
+  } timed;
+  timed.noise_sd = 0.05;
+  ctx_.executor = &timed;
+  std::vector<std::string> a = Args({"--pingpong", "ib_send_lat -n 1000"});
+  a[7] = "runtime";
+  ASSERT_EQ(Sweep(a), 0) << stderr_;
+  const Json fits = Result()["fits"];
+  EXPECT_NEAR(fits["c_a"]["value"].get<double>(), 4, 0.2) << fits;
+  EXPECT_LE(fits["c_a"]["ci"][0].get<double>(), 4) << fits;
+  EXPECT_GE(fits["c_a"]["ci"][1].get<double>(), 4) << fits;
+  // Raw: 2.5e-3 s of runtime per µs of one-way delay = 2500 s per s.
+  EXPECT_NEAR(fits["c_a_raw"]["value"].get<double>(), 2500, 150) << fits;
+  EXPECT_NE(stdout_.find("ping-pong = 1"), std::string::npos) << stdout_;
+}
+
+TEST_F(SweepCliTest, ANonEmptyOutputDirectoryIsNotOverwritten) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "precious.txt") << "keep\n";
+  EXPECT_EQ(Sweep(Args()), 2);
+  EXPECT_NE(stderr_.find("not empty"), std::string::npos) << stderr_;
+  EXPECT_EQ(Slurp(dir_ / "precious.txt"), "keep\n");
+}
+
+}  // namespace
+}  // namespace verbsemu::sweep

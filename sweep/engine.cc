@@ -1,0 +1,176 @@
+#include "sweep/engine.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "shim/knobs.h"
+#include "sweep/coverage.h"
+
+namespace verbsemu::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Env(std::string_view flag) {
+  return std::string(shim::FindKnobByFlag(flag)->env);
+}
+
+std::string LastLine(const std::string& text) {
+  size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  const size_t start = text.rfind('\n', end);
+  const std::string line =
+      text.substr(start == std::string::npos ? 0 : start + 1,
+                  end - (start == std::string::npos ? 0 : start + 1) + 1);
+  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
+}
+
+std::string ReadFile(const std::string& path, bool* ok) {
+  std::ifstream in(path, std::ios::binary);
+  *ok = static_cast<bool>(in);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+std::vector<std::string> SweepVariables() {
+  return {"LD_PRELOAD", Env("--latency"), Env("--bandwidth"), Env("--bw-mode"),
+          Env("--report")};
+}
+
+std::string RunTag(size_t index) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "run-%04zu", index);
+  return buf;
+}
+std::string LogPath(const std::string& dir, size_t index) {
+  return dir + "/logs/" + RunTag(index) + ".log";
+}
+std::string ReportDir(const std::string& dir, size_t index) {
+  return dir + "/reports/" + RunTag(index);
+}
+
+SweepEngine::SweepEngine(const SweepPlan& plan, const Grid& grid,
+                         const Metric& metric, Executor* executor,
+                         std::string preload)
+    : plan_(plan),
+      grid_(grid),
+      metric_(metric),
+      executor_(executor),
+      preload_(std::move(preload)) {}
+
+RunRequest SweepEngine::Request(size_t index) const {
+  const PlannedRun& planned = plan_.order[index];
+  const GridPoint& point = grid_.points[static_cast<size_t>(planned.point)];
+  RunRequest req;
+  req.argv = planned.pingpong
+                 ? std::vector<std::string>{"/bin/sh", "-c", plan_.pingpong}
+                 : plan_.command;
+  req.log_path = LogPath(plan_.out_dir, index);
+  // Every variable the sweep uses is set on every run, empty when unused
+  // ("0" latency, "100%" bandwidth), so nothing inherited leaks into a
+  // point; `-x VAR` then always has a value to carry.
+  req.env = {
+      {"LD_PRELOAD", preload_},
+      {Env("--latency"), point.latency_ns > 0 ? point.latency : "0"},
+      {Env("--bandwidth"), point.bandwidth},
+      {Env("--bw-mode"), plan_.bw_mode},
+      {Env("--report"),
+       fs::absolute(ReportDir(plan_.out_dir, index)).string() + "/%h.%p.txt"}};
+  return req;
+}
+
+RunRecord SweepEngine::RunOne(size_t index) {
+  const PlannedRun& planned = plan_.order[index];
+  const GridPoint& point = grid_.points[static_cast<size_t>(planned.point)];
+  RunRecord r;
+  r.run = static_cast<int>(index);
+  r.block = planned.block;
+  r.point = planned.point;
+  r.program = planned.pingpong ? "pingpong" : "app";
+  r.latency = point.latency;
+  r.latency_ns = point.latency_ns;
+  r.bandwidth = point.bandwidth;
+  r.bandwidth_share = point.bandwidth_share;
+  r.bw_mode = point.bandwidth_share == 1 ? "" : plan_.bw_mode;
+  const RunRequest req = Request(index);
+  std::error_code ec;
+  fs::remove_all(ReportDir(plan_.out_dir, index), ec);
+  fs::create_directories(ReportDir(plan_.out_dir, index), ec);
+  const bool json = !planned.pingpong && metric_.kind() == Metric::Kind::kJson;
+  if (json) fs::remove(metric_.file(), ec);  // never read a stale file
+  const RunOutcome out = executor_->Run(req);
+  r.wall_s = out.wall_s;
+  r.status = out.Describe();
+  const Coverage cov = JudgeReportDir(ReportDir(plan_.out_dir, index));
+  r.reports = cov.reports;
+  std::string why;
+  if (!out.ok()) {
+    r.reason = r.status + (out.started ? ": " + LastLine(out.output) : "");
+    return r;
+  }
+  if (planned.pingpong) {
+    r.metric = out.wall_s;
+  } else if (json) {
+    bool read = false;
+    const std::string text = ReadFile(metric_.file(), &read);
+    r.metric = read ? metric_.FromJson(text, &why) : std::nullopt;
+    if (!read) why = "the command wrote no " + metric_.file();
+  } else {
+    r.metric = metric_.FromOutput(out.output, out.wall_s, &why);
+  }
+  if (!r.metric) {
+    r.reason = why;
+  } else if (!cov.valid) {
+    r.reason = "not emulated: " + cov.reason;
+  } else {
+    r.valid = true;
+  }
+  return r;
+}
+
+bool SweepEngine::Run(std::vector<RunRecord>* records,
+                      const std::atomic<bool>& stop, const Progress& progress,
+                      std::string* why) {
+  const std::string csv = plan_.out_dir + "/runs.csv";
+  std::error_code ec;
+  fs::create_directories(plan_.out_dir + "/logs", ec);
+  const bool fresh = !fs::exists(csv);
+  std::ofstream out(csv, std::ios::app);
+  if (!out) {
+    *why = "cannot write " + csv;
+    return false;
+  }
+  if (fresh) out << RunsCsvHeader() << "\n" << std::flush;
+  for (size_t i = records->size(); i < plan_.order.size(); ++i) {
+    if (stop.load()) break;
+    RunRecord r = RunOne(i);
+    if (stop.load()) break;  // interrupted mid-run: not a measurement
+    out << RunsCsvRow(r) << "\n" << std::flush;
+    records->push_back(std::move(r));
+    if (progress) progress(records->back(), records->size());
+  }
+  return true;
+}
+
+void CheckReportCounts(std::vector<RunRecord>* records) {
+  std::map<std::string, int> most;
+  for (const RunRecord& r : *records) {
+    if (r.metric) most[r.program] = std::max(most[r.program], r.reports);
+  }
+  for (RunRecord& r : *records) {
+    const int expected = most[r.program];
+    if (!r.valid || r.reports >= expected) continue;
+    r.valid = false;
+    r.reason = std::to_string(r.reports) + " shim reports where other " +
+               r.program + " runs wrote " + std::to_string(expected) +
+               ": a process ran without the shim (check mpirun -x / srun "
+               "--export)";
+  }
+}
+
+}  // namespace verbsemu::sweep

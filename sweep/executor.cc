@@ -1,0 +1,91 @@
+#include "sweep/executor.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace verbsemu::sweep {
+namespace {
+
+// The child's side: only async-signal-safe calls would be strictly needed
+// in a threaded parent; the sweep is single-threaded, and everything here
+// was prepared before fork.
+[[noreturn]] void Exec(
+    const std::vector<char*>& argv,
+    const std::vector<std::pair<std::string, std::string>>& env, int log_fd) {
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  const int null_fd = open("/dev/null", O_RDONLY);
+  if (null_fd >= 0) dup2(null_fd, 0);
+  dup2(log_fd, 1);
+  dup2(log_fd, 2);
+  execvp(argv[0], argv.data());
+  // The log is the child's stderr now: say it there, exit as a shell does.
+  dprintf(2, "verbsemu sweep: cannot run '%s': %s\n", argv[0],
+          std::strerror(errno));
+  _exit(127);
+}
+
+}  // namespace
+
+std::string RunOutcome::Describe() const {
+  if (!started) return "not started: " + error;
+  if (signal != 0) {
+    const char* name = sigabbrev_np(signal);
+    return std::string("killed by SIG") +
+           (name ? name : std::to_string(signal));
+  }
+  return "exit " + std::to_string(exit_code);
+}
+
+RunOutcome ProcessExecutor::Run(const RunRequest& request) {
+  RunOutcome out;
+  if (request.argv.empty()) {
+    out.error = "no command";
+    return out;
+  }
+  const int log_fd = open(request.log_path.c_str(),
+                          O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    out.error = "cannot create " + request.log_path + ": " + strerror(errno);
+    return out;
+  }
+  std::vector<char*> argv;
+  for (const std::string& a : request.argv) {
+    argv.push_back(const_cast<char*>(a.c_str()));
+  }
+  argv.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) Exec(argv, request.env, log_fd);
+  close(log_fd);
+  if (pid < 0) {
+    out.error = std::string("fork: ") + strerror(errno);
+    return out;
+  }
+  out.started = true;
+  int status = 0;
+  // Ctrl-C interrupts waitpid too: the child got it as well; wait for it.
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (WIFSIGNALED(status)) {
+    out.signal = WTERMSIG(status);
+  } else {
+    out.exit_code = WEXITSTATUS(status);
+  }
+  std::ifstream log(request.log_path, std::ios::binary);
+  out.output.assign(std::istreambuf_iterator<char>(log),
+                    std::istreambuf_iterator<char>());
+  return out;
+}
+
+}  // namespace verbsemu::sweep

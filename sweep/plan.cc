@@ -1,0 +1,214 @@
+#include "sweep/plan.h"
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "sweep/metric.h"
+
+namespace verbsemu::sweep {
+namespace {
+
+using Json = nlohmann::json;
+
+// Options that take a value, and where it goes.
+bool SetOption(const std::string& name, const std::string& value,
+               SweepPlan* plan, ParsedArgs* out) {
+  if (name == "--latency") {
+    plan->latencies = value;
+  } else if (name == "--bandwidth") {
+    plan->bandwidths = value;
+  } else if (name == "--bw-mode") {
+    if (value != "pad" && value != "pace") {
+      out->error = "--bw-mode='" + value + "': expected pad or pace";
+    }
+    plan->bw_mode = value;
+  } else if (name == "--repeat") {
+    char* end = nullptr;
+    const long n = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n < 1 || n > 10000) {
+      out->error = "--repeat='" + value + "': expected a whole number 1..10000";
+    }
+    plan->repeat = static_cast<int>(n);
+  } else if (name == "--seed") {
+    char* end = nullptr;
+    plan->seed = std::strtoull(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0') {
+      out->error = "--seed='" + value + "': expected a whole number";
+    }
+  } else if (name == "--metric") {
+    plan->metric = value;
+  } else if (name == "--metric-file") {
+    plan->metric_file = value;
+  } else if (name == "--out") {
+    plan->out_dir = value;
+  } else if (name == "--pingpong") {
+    plan->pingpong = value;
+  } else if (name == "--resume") {
+    out->resume_dir = value;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Checks what can be checked before anything runs.
+void Validate(SweepPlan& plan, ParsedArgs* out) {
+  std::string why;
+  if (plan.command.empty()) {
+    out->error = "no command: verbsemu sweep [FLAGS] -- COMMAND ARGS...";
+  } else if (!PlanGrid(plan, &why)) {
+    out->error = why;
+  } else if (!Metric::Parse(plan.metric, plan.metric_file, &why)) {
+    out->error = why;
+  }
+}
+
+}  // namespace
+
+std::string SweepUsage() {
+  return "usage: verbsemu sweep [FLAGS] -- COMMAND ARGS...\n"
+         "       verbsemu sweep --resume DIR\n"
+         "  --latency LIST     added one-way latencies (0,1us,2us,5us)\n"
+         "  --bandwidth LIST   bandwidths: shares (100%,50%) or rates\n"
+         "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n"
+         "  --repeat N         blocks; each runs every point once (5)\n"
+         "  --metric M         runtime | regex:PATTERN | json:POINTER\n"
+         "  --metric-file F    the JSON file the command writes (json:)\n"
+         "  --pingpong CMD     a ping-pong (shell command line) whose\n"
+         "                     runtime slope normalises c_a to 1 (the\n"
+         "                     metric must then be a time in seconds)\n"
+         "  --seed N           the order's random seed (default: clock)\n"
+         "  --out DIR          where runs, logs, reports and plots go\n"
+         "  --no-plot          no PNGs (gnuplot is not needed then)\n";
+}
+
+ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
+                          const std::string& default_out, uint64_t seed) {
+  ParsedArgs out;
+  SweepPlan plan;
+  plan.seed = seed;
+  plan.out_dir = default_out;
+  size_t i = 0;
+  int options = 0;
+  for (; i < args.size() && out.error.empty(); ++i, ++options) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a == "-h" || a == "--help") {
+      out.help = true;
+      return out;
+    }
+    if (a == "--no-plot") {
+      plan.plot = false;
+      continue;
+    }
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    std::string value;
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+    } else if (a.starts_with("--") && i + 1 < args.size()) {
+      value = args[++i];
+    } else if (a.starts_with("-")) {
+      out.error = a + " needs a value, or is unknown (see verbsemu sweep -h)";
+      return out;
+    } else {
+      break;  // the command starts without "--"
+    }
+    if (!SetOption(name, value, &plan, &out) && out.error.empty()) {
+      out.error = "unknown option '" + name + "' (see verbsemu sweep -h)";
+    }
+  }
+  if (!out.error.empty()) return out;
+  if (!out.resume_dir.empty()) {
+    if (i < args.size() || options != 1) {
+      out.error = "--resume DIR takes nothing else: the plan is in DIR";
+    }
+    return out;
+  }
+  plan.command.assign(args.begin() + static_cast<long>(i), args.end());
+  Validate(plan, &out);
+  if (out.error.empty()) out.plan = plan;
+  return out;
+}
+
+std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why) {
+  std::optional<Grid> grid = ParseGrid(plan.latencies, plan.bandwidths, why);
+  if (grid) EnsureBaseline(&*grid);
+  return grid;
+}
+
+void Prepare(const Grid& grid, SweepPlan* plan) {
+  // Each block: the application at every point, the ping-pong at every
+  // latency at full bandwidth, shuffled together.
+  std::vector<PlannedRun> block;
+  for (size_t p = 0; p < grid.points.size(); ++p) {
+    block.push_back({0, static_cast<int>(p), false});
+    if (!plan->pingpong.empty() && grid.points[p].bandwidth_share == 1) {
+      block.push_back({0, static_cast<int>(p), true});
+    }
+  }
+  std::mt19937_64 rng(plan->seed);
+  plan->order.clear();
+  for (int b = 0; b < plan->repeat; ++b) {
+    // Fisher-Yates with our own draws: the order must not depend on the
+    // standard library's shuffle, since plan.json keeps it for --resume.
+    for (size_t k = block.size(); k > 1; --k) {
+      std::swap(block[k - 1], block[rng() % k]);
+    }
+    for (PlannedRun r : block) {
+      r.block = b;
+      plan->order.push_back(r);
+    }
+  }
+}
+
+std::string PlanToJson(const SweepPlan& plan) {
+  Json order = Json::array();
+  for (const PlannedRun& r : plan.order) {
+    order.push_back({r.block, r.point, r.pingpong ? 1 : 0});
+  }
+  const Json j = {{"version", 1},
+                  {"latencies", plan.latencies},
+                  {"bandwidths", plan.bandwidths},
+                  {"bw_mode", plan.bw_mode},
+                  {"repeat", plan.repeat},
+                  {"seed", plan.seed},
+                  {"metric", plan.metric},
+                  {"metric_file", plan.metric_file},
+                  {"command", plan.command},
+                  {"pingpong", plan.pingpong},
+                  {"plot", plan.plot},
+                  {"order", order}};
+  return j.dump(1) + "\n";
+}
+
+std::optional<SweepPlan> PlanFromJson(const std::string& text,
+                                      std::string* why) {
+  const Json j = Json::parse(text, nullptr, false);
+  SweepPlan plan;
+  try {
+    if (j.is_discarded() || j.at("version") != 1) throw std::exception();
+    plan.latencies = j.at("latencies");
+    plan.bandwidths = j.at("bandwidths");
+    plan.bw_mode = j.at("bw_mode");
+    plan.repeat = j.at("repeat");
+    plan.seed = j.at("seed");
+    plan.metric = j.at("metric");
+    plan.metric_file = j.at("metric_file");
+    plan.command = j.at("command").get<std::vector<std::string>>();
+    plan.pingpong = j.at("pingpong");
+    plan.plot = j.at("plot");
+    for (const Json& r : j.at("order")) {
+      plan.order.push_back({r.at(0), r.at(1), r.at(2) == 1});
+    }
+  } catch (const std::exception&) {
+    *why = "plan.json is not a plan this version of verbsemu sweep wrote";
+    return std::nullopt;
+  }
+  return plan;
+}
+
+}  // namespace verbsemu::sweep

@@ -1,0 +1,61 @@
+// What a sweep is asked to do (`verbsemu sweep` flags), and the order its
+// runs take. Kept in DIR/plan.json so that --resume DIR continues the very
+// same sweep: same grid, same metric, same command, same order.
+#ifndef VERBSEMU_SWEEP_PLAN_H_
+#define VERBSEMU_SWEEP_PLAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/grid.h"
+
+namespace verbsemu::sweep {
+
+struct PlannedRun {
+  int block = 0;
+  int point = 0;          // index into the grid
+  bool pingpong = false;  // the --pingpong command, not the application
+};
+
+struct SweepPlan {
+  std::string latencies = "0";  // as given
+  std::string bandwidths;       // "" means 100%
+  std::string bw_mode = "pad";
+  int repeat = 5;
+  uint64_t seed = 0;
+  std::string metric = "runtime";
+  std::string metric_file;
+  std::vector<std::string> command;
+  std::string pingpong;  // a shell command line; "" for none
+  std::string out_dir;
+  bool plot = true;
+  std::vector<PlannedRun> order;  // filled by Prepare()
+};
+
+struct ParsedArgs {
+  std::optional<SweepPlan> plan;  // a new sweep
+  std::string resume_dir;         // or --resume DIR
+  bool help = false;
+  std::string error;  // one line; exit 2
+};
+
+// argv after "sweep". `now` names the default output directory.
+ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
+                          const std::string& default_out, uint64_t seed);
+
+// The grid (baseline included) and the run order of `plan`; nullopt and
+// one line in `why` for bad values.
+std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why);
+void Prepare(const Grid& grid, SweepPlan* plan);
+
+std::string PlanToJson(const SweepPlan& plan);
+std::optional<SweepPlan> PlanFromJson(const std::string& text,
+                                      std::string* why);
+
+std::string SweepUsage();
+
+}  // namespace verbsemu::sweep
+
+#endif  // VERBSEMU_SWEEP_PLAN_H_

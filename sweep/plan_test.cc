@@ -1,0 +1,84 @@
+#include "sweep/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace verbsemu::sweep {
+namespace {
+
+TEST(PlanTest, FlagsAndTheCommand) {
+  const ParsedArgs p = ParseSweepArgs(
+      {"--latency=0,2us", "--bandwidth", "100%,50%", "--bw-mode", "pace",
+       "--repeat", "3", "--metric", "regex:t=([0-9]+)", "--pingpong",
+       "ib_send_lat -n 100", "--", "mpirun", "-np", "2", "./app"},
+      "out", 9);
+  ASSERT_TRUE(p.plan) << p.error;
+  EXPECT_EQ(p.plan->latencies, "0,2us");
+  EXPECT_EQ(p.plan->bw_mode, "pace");
+  EXPECT_EQ(p.plan->repeat, 3);
+  EXPECT_EQ(p.plan->seed, 9u);
+  EXPECT_EQ(p.plan->out_dir, "out");
+  EXPECT_EQ(p.plan->command,
+            (std::vector<std::string>{"mpirun", "-np", "2", "./app"}));
+  // Without "--" the command starts at the first word that is no flag.
+  const ParsedArgs q =
+      ParseSweepArgs({"--latency", "1us", "./app", "-v"}, "o", 1);
+  ASSERT_TRUE(q.plan) << q.error;
+  EXPECT_EQ(q.plan->command, (std::vector<std::string>{"./app", "-v"}));
+}
+
+TEST(PlanTest, RefusalsAreOneLine) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{
+           {"--latency", "0,1us"},
+           {"--repeat", "-1", "--", "a"},
+           {"--metric", "json:/a", "--", "a"},
+           {"--resume", "d", "--latency", "1us"},
+           {"--latency"}}) {
+    const ParsedArgs p = ParseSweepArgs(args, "o", 1);
+    EXPECT_FALSE(p.plan) << args[0];
+    EXPECT_FALSE(p.error.empty()) << args[0];
+    EXPECT_EQ(p.error.find('\n'), std::string::npos) << p.error;
+  }
+  EXPECT_EQ(ParseSweepArgs({"--resume=d"}, "o", 1).resume_dir, "d");
+}
+
+TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
+  const ParsedArgs p = ParseSweepArgs(
+      {"--latency", "1us,2us", "--repeat", "4", "--pingpong", "pp", "--", "a"},
+      "o", 5);
+  ASSERT_TRUE(p.plan) << p.error;
+  SweepPlan plan = *p.plan;
+  std::string why;
+  const auto grid = PlanGrid(plan, &why);
+  ASSERT_TRUE(grid) << why;
+  ASSERT_EQ(grid->points.size(), 3u);
+  EXPECT_TRUE(grid->points[0].baseline());
+  Prepare(*grid, &plan);
+  ASSERT_EQ(plan.order.size(), 4u * 6);  // 3 points, app and ping-pong
+  for (int b = 0; b < 4; ++b) {
+    std::set<std::pair<int, bool>> seen;
+    for (size_t i = b * 6u; i < (b + 1) * 6u; ++i) {
+      EXPECT_EQ(plan.order[i].block, b);
+      seen.insert({plan.order[i].point, plan.order[i].pingpong});
+    }
+    EXPECT_EQ(seen.size(), 6u);
+  }
+  SweepPlan other = plan;
+  other.seed = 6;
+  Prepare(*grid, &other);
+  bool differs = false;
+  for (size_t i = 0; i < plan.order.size(); ++i) {
+    differs |= plan.order[i].point != other.order[i].point;
+  }
+  EXPECT_TRUE(differs);
+  const auto back = PlanFromJson(PlanToJson(plan), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(PlanToJson(*back), PlanToJson(plan));
+  EXPECT_FALSE(PlanFromJson("{\"version\": 2}", &why));
+  EXPECT_FALSE(PlanFromJson("not json", &why));
+}
+
+}  // namespace
+}  // namespace verbsemu::sweep

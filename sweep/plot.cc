@@ -1,0 +1,109 @@
+#include "sweep/plot.h"
+
+#include <cstdio>
+#include <fstream>
+
+namespace verbsemu::sweep {
+namespace {
+
+std::string Row(double x, const Summary& s) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%.9g %.9g %.9g %.9g %zu\n", x, s.median,
+                s.median_ci.lo, s.median_ci.hi, s.n);
+  return buf;
+}
+
+// gnuplot strings are in double quotes; keep the title printable.
+std::string Escaped(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c >= 32) out += c;
+  }
+  return out;
+}
+
+std::string FitExpression(const LineFit& f) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.9g + %.9g * x", f.intercept, f.slope);
+  return buf;
+}
+
+}  // namespace
+
+PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric) {
+  PlotFiles files;
+  files.latency_data = "# latency_us median ci_lo ci_hi n\n";
+  files.bandwidth_data = "# share_pct median ci_lo ci_hi n\n";
+  bool latency = false, bandwidth = false;
+  for (const PointResult& p : a.points) {
+    if (p.summary.n == 0) continue;
+    if (p.point.bandwidth_share == 1) {
+      files.latency_data += Row(p.point.latency_ns / 1000, p.summary);
+      latency = true;
+    }
+    if (p.point.latency_ns == 0 && p.point.bandwidth_share > 0) {
+      files.bandwidth_data += Row(p.point.bandwidth_share * 100, p.summary);
+      bandwidth = bandwidth || p.point.bandwidth_share < 1;
+    }
+  }
+  const std::string m = Escaped(metric);
+  std::string s =
+      "set terminal pngcairo size 900,600 noenhanced\n"
+      "set grid\nset key top left\nset offsets graph 0.04, graph 0.04, "
+      "graph 0.08, graph 0.08\nset ylabel \"" +
+      m + " (median, 95% CI)\"\n";
+  if (latency) {
+    s += "set output \"latency.png\"\nset xlabel \"added one-way latency "
+         "(us)\"\nset title \"" +
+         m + " against added latency\"\n";
+    s += "plot \"latency.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
+         "\"median, 95% CI\"";
+    if (a.latency.ok) {
+      char title[64];
+      std::snprintf(title, sizeof title, "fit: %.4g per us, R^2 %.3f",
+                    a.latency.slope, a.latency.r2);
+      s += ", " + FitExpression(a.latency) + " with lines title \"" + title +
+           "\"";
+    }
+    s += "\n";
+    files.pngs.push_back("latency.png");
+  }
+  if (bandwidth) {
+    s += "set output \"bandwidth.png\"\nset xlabel \"bandwidth (% of the "
+         "link)\"\nset title \"" +
+         m +
+         " against bandwidth\"\n"
+         "plot \"bandwidth.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
+         "\"median, 95% CI\", \"\" using 1:2 with lines notitle\n";
+    files.pngs.push_back("bandwidth.png");
+  }
+  files.script = s;
+  return files;
+}
+
+std::vector<std::string> Plot(const Analysis& a, const std::string& metric,
+                              const std::string& dir, Executor* executor,
+                              std::string* why) {
+  const PlotFiles f = MakePlotFiles(a, metric);
+  if (f.pngs.empty()) {
+    *why = "nothing to plot (no valid point)";
+    return {};
+  }
+  std::ofstream(dir + "/latency.dat") << f.latency_data;
+  std::ofstream(dir + "/bandwidth.dat") << f.bandwidth_data;
+  std::ofstream(dir + "/plot.gp") << f.script;
+  RunRequest req;
+  // gnuplot resolves the script's relative names in its working directory.
+  req.argv = {"/bin/sh", "-c", "cd \"$1\" && exec gnuplot plot.gp", "sh", dir};
+  req.log_path = dir + "/plot.log";
+  const RunOutcome out = executor->Run(req);
+  if (!out.ok()) {
+    *why = "gnuplot failed (" + out.Describe() + "; see " + req.log_path +
+           "); is gnuplot-nox installed? the data and plot.gp are in " + dir;
+    return {};
+  }
+  return f.pngs;
+}
+
+}  // namespace verbsemu::sweep

@@ -1,0 +1,43 @@
+// DIR/runs.csv: one row per run, written as each run ends (so an
+// interrupted sweep keeps what ran and --resume can read it back), and
+// rewritten once at the end with the final verdicts.
+#ifndef VERBSEMU_SWEEP_RUNS_CSV_H_
+#define VERBSEMU_SWEEP_RUNS_CSV_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace verbsemu::sweep {
+
+struct RunRecord {
+  int run = 0;                  // position in the sweep's order, from 0
+  int block = 0;                // randomized block, from 0
+  int point = 0;                // grid point index
+  std::string program = "app";  // "app" or "pingpong"
+  std::string latency;          // as given
+  double latency_ns = 0;
+  std::string bandwidth;  // as given
+  double bandwidth_share = 1;
+  std::string bw_mode;
+  std::optional<double> metric;  // none when the run failed
+  double wall_s = 0;
+  std::string status;  // "exit 0", "killed by SIGKILL", ...
+  bool valid = false;  // succeeded, metric read, every process emulated
+  int reports = 0;     // shim reports the run's processes wrote
+  std::string reason;  // why not valid; empty when valid
+};
+
+// The header line (no newline), and one row (no newline).
+std::string RunsCsvHeader();
+std::string RunsCsvRow(const RunRecord& r);
+
+// Reads a runs.csv written by this version; nullopt and one line in `why`
+// for a different header or a malformed row. A last row without its
+// newline (the sweep was killed while writing it) is left out.
+std::optional<std::vector<RunRecord>> ReadRunsCsv(const std::string& text,
+                                                  std::string* why);
+
+}  // namespace verbsemu::sweep
+
+#endif  // VERBSEMU_SWEEP_RUNS_CSV_H_
