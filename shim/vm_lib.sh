@@ -38,15 +38,18 @@ report_field() {
   awk -v re="$2" '/^device / { if (match($0, re "[0-9.]+")) { s += substr($0, RSTART + length(re), RLENGTH - length(re)) + 0 } } END { print s + 0 }' "$1" 2>/dev/null
 }
 
-# perf_pair KIND TAG TEST SIZE ITERS FLAGS|- EXTRA...: one perftest pair,
-# native when FLAGS is "-", else both ends under the shim with FLAGS (comma
-# separated launcher flags). KIND lat prints t_typical (us); KIND bw prints
+# perf_pair KIND TAG TEST SIZE ITERS FLAGS|-|+ EXTRA...: one perftest pair,
+# native when FLAGS is "-", the shim loaded with no setting and no report
+# when "+", else both ends under the shim with FLAGS (comma separated
+# launcher flags) and a report in $VM_LOGDIR/TAG.report. KIND lat prints t_typical (us); KIND bw prints
 # "BW average (MB/s) msg rate (Mpps)". Prints nothing on failure.
 perf_pair() {
   local kind=$1 tag=$2 test=$3 size=$4 iters=$5 launcher_flags=$6
   shift 6
   local pre=() flag_words=()
-  if [ "$launcher_flags" != - ]; then
+  if [ "$launcher_flags" = + ]; then
+    pre=("$VERBSEMU" run)
+  elif [ "$launcher_flags" != - ]; then
     IFS=, read -r -a flag_words <<<"$launcher_flags"
     shim_prefix "$VM_LOGDIR/$tag.report" "${flag_words[@]}"
     pre=("${PREFIX[@]}")
