@@ -29,7 +29,7 @@ struct Config {
   double latency_ns = 0;
   BandwidthTarget bandwidth;
   BwMode bw_mode = BwMode::kPad;
-  uint64_t pad_threshold_bytes = 64 * 1024;
+  uint64_t pad_threshold_bytes = uint64_t{64} * 1024;
   double link_bits_per_s = 0;  // 0: from ibv_query_port
 
   bool emulating() const { return latency_ns > 0 || bandwidth.enabled(); }

@@ -52,9 +52,9 @@ std::string Resolve(const std::string& program) {
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t colon = std::min(dirs.find(':', start), dirs.size());
-    const std::string c =
-        (colon == start ? "." : dirs.substr(start, colon - start)) + "/" +
-        program;
+    std::string c = colon == start ? "." : dirs.substr(start, colon - start);
+    c += "/";
+    c += program;
     if (access(c.c_str(), X_OK) == 0) return c;
     start = colon + 1;
   }
@@ -88,8 +88,8 @@ std::string CheckCommand(const SweepPlan& plan, Executor* executor) {
           ? Flavour(resolved, executor, plan.out_dir + "/mpirun-version.log")
           : MpiFlavour::kUnknown;
   const char* slurm = getenv("SLURM_EXPORT_ENV");
-  const std::string problem = ForwardingProblem(plan.command, SweepVariables(),
-                                                flavour, slurm ? slurm : "");
+  std::string problem = ForwardingProblem(plan.command, SweepVariables(),
+                                          flavour, slurm ? slurm : "");
   if (problem.empty() && flavour == MpiFlavour::kUnknown &&
       IsMpiLauncher(plan.command)) {
     std::fprintf(stderr,

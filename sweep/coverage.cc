@@ -51,7 +51,9 @@ Coverage JudgeReports(
     const std::string why = NotEmulated(text);
     if (!why.empty()) {
       c.valid = false;
-      c.reason = name + ": " + why;
+      c.reason = name;
+      c.reason += ": ";
+      c.reason += why;
     }
   }
   return c;

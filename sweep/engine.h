@@ -35,7 +35,7 @@ class SweepEngine {
   bool Run(std::vector<RunRecord>* records, const std::atomic<bool>& stop,
            const Progress& progress, std::string* why);
 
-  // The request for planned run `index` (for tests and --dry-run).
+  // The request for planned run `index`: command, environment, log.
   RunRequest Request(size_t index) const;
 
  private:

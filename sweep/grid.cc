@@ -69,8 +69,11 @@ std::optional<Grid> ParseGrid(std::string_view latencies,
       }
       for (const GridPoint& q : g.points) {
         if (q.latency_ns == p.latency_ns && q.bandwidth == p.bandwidth) {
-          *why =
-              "the grid names latency " + l + " with bandwidth " + b + " twice";
+          *why = "the grid names latency ";
+          *why += l;
+          *why += " with bandwidth ";
+          *why += b;
+          *why += " twice";
           return std::nullopt;
         }
       }

@@ -27,8 +27,11 @@ bool ListHas(std::string_view list, std::string_view var) {
 std::string Joined(const std::vector<std::string>& items,
                    const std::string& prefix, const std::string& sep) {
   std::string out;
-  for (const std::string& i : items)
-    out += (out.empty() ? "" : sep) + prefix + i;
+  for (const std::string& i : items) {
+    if (!out.empty()) out += sep;
+    out += prefix;
+    out += i;
+  }
   return out;
 }
 

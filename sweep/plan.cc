@@ -56,9 +56,8 @@ void Validate(SweepPlan& plan, ParsedArgs* out) {
   std::string why;
   if (plan.command.empty()) {
     out->error = "no command: verbsemu sweep [FLAGS] -- COMMAND ARGS...";
-  } else if (!PlanGrid(plan, &why)) {
-    out->error = why;
-  } else if (!Metric::Parse(plan.metric, plan.metric_file, &why)) {
+  } else if (!PlanGrid(plan, &why) ||
+             !Metric::Parse(plan.metric, plan.metric_file, &why)) {
     out->error = why;
   }
 }

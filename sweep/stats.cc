@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <numeric>
 #include <random>
 
@@ -64,9 +65,9 @@ double StudentT975(size_t df) {
 
 double Median(std::vector<double> values) {
   if (values.empty()) return NAN;
-  const size_t mid = values.size() / 2;
+  const auto mid = static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), values.begin() + mid, values.end());
-  const double hi = values[mid];
+  const double hi = values[static_cast<size_t>(mid)];
   if (values.size() % 2 == 1) return hi;
   const double lo = *std::max_element(values.begin(), values.begin() + mid);
   return (lo + hi) / 2;
