@@ -31,19 +31,23 @@ std::vector<PointResult> PerPoint(const Grid& grid,
   return out;
 }
 
+struct Points {
+  std::vector<double> x, y;
+};
+
 // Valid runs of `program` at the points `take` accepts, as (x, metric).
 template <typename Take>
-LineFit Fit(const std::vector<RunRecord>& records, const std::string& program,
-            Take take) {
-  std::vector<double> x, y;
+Points Select(const std::vector<RunRecord>& records, const std::string& program,
+              Take take) {
+  Points p;
   for (const RunRecord& r : records) {
     double xv = 0;
     if (r.program == program && r.valid && take(r, &xv)) {
-      x.push_back(xv);
-      y.push_back(*r.metric);
+      p.x.push_back(xv);
+      p.y.push_back(*r.metric);
     }
   }
-  return FitLine(x, y);
+  return p;
 }
 
 void BandwidthHold(Analysis* a) {
@@ -85,8 +89,11 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
     *x = r.latency_ns / 1000;
     return r.bandwidth_share == 1;
   };
-  a.latency = Fit(records, "app", at_full_bandwidth);
-  a.pingpong = Fit(records, "pingpong", at_full_bandwidth);
+  const Points lat = Select(records, "app", at_full_bandwidth);
+  a.latency = FitLine(lat.x, lat.y);
+  a.latency_robust = TheilSen(lat.x, lat.y);
+  const Points pp = Select(records, "pingpong", at_full_bandwidth);
+  a.pingpong = FitLine(pp.x, pp.y);
   if (runtime_metric && a.latency.ok) {
     // s per µs of one-way delay, times 1e6: s per s.
     a.c_a_raw = a.latency.slope * 1e6;
@@ -95,10 +102,11 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
   if (a.latency.ok && a.pingpong.ok) {
     a.c_a = SlopeRatio(a.latency, a.pingpong);
   }
-  a.bandwidth = Fit(records, "app", [](const RunRecord& r, double* x) {
+  const Points bw = Select(records, "app", [](const RunRecord& r, double* x) {
     *x = r.bandwidth_share;
     return r.latency_ns == 0 && r.bandwidth_share > 0;
   });
+  a.bandwidth = FitLine(bw.x, bw.y);
   BandwidthHold(&a);
   return a;
 }

@@ -32,6 +32,7 @@ struct Analysis {
   bool runtime_metric = true;
   // Metric against added one-way latency in µs, full-bandwidth points.
   LineFit latency;
+  RobustFit latency_robust;  // Theil-Sen over the same runs
   // Runtime: c_a = seconds of runtime per second of added one-way delay
   // (the critical path's message count); normalised by the ping-pong's.
   std::optional<double> c_a_raw;

@@ -129,6 +129,10 @@ TEST_F(SweepCliTest, RecoversTheSlopeWithAnIntervalThatCoversIt) {
   EXPECT_GE(fit["slope_ci"][1].get<double>(), 2.5) << fit;
   EXPECT_GT(fit["r2"].get<double>(), 0.98);
   EXPECT_EQ(fit["n"], 25);
+  const Json robust = Result()["fits"]["latency_robust"];
+  EXPECT_NEAR(robust["slope"].get<double>(), 2.5, 0.15) << robust;
+  EXPECT_LE(robust["slope_ci"][0].get<double>(), 2.5) << robust;
+  EXPECT_GE(robust["slope_ci"][1].get<double>(), 2.5) << robust;
   EXPECT_EQ(fake_.calls, 1 + 25);  // the pilot, then 5 blocks of 5 points
   EXPECT_NE(stdout_.find("slope against added latency: +2."), std::string::npos)
       << stdout_;

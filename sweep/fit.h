@@ -25,6 +25,19 @@ struct LineFit {
 // Ordinary least squares of y on x, every run one point.
 LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y);
 
+// Theil-Sen: the median of the slopes between every two runs at different
+// x, so a few stalled runs (a soft device's whole-run stalls of
+// milliseconds) cannot tilt the line; its 95% interval is Sen's, from the
+// distribution of Kendall's S with ties in x.
+struct RobustFit {
+  bool ok = false;  // at least 3 points and two distinct x
+  size_t n = 0;
+  double slope = 0, intercept = 0;  // intercept: median of y - slope x
+  Interval slope_ci;
+};
+
+RobustFit TheilSen(const std::vector<double>& x, const std::vector<double>& y);
+
 struct Ratio {
   bool ok = false;
   double value = 0;

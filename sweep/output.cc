@@ -44,6 +44,12 @@ std::string SlopeLine(const char* what, const LineFit& f, const char* unit) {
 std::string FitLines(const Analysis& a) {
   std::string out = SlopeLine("slope against added latency", a.latency,
                               "per µs of one-way latency");
+  if (a.latency_robust.ok) {
+    const RobustFit& r = a.latency_robust;
+    out += "  robust (Theil-Sen, median of pairwise slopes): " +
+           Fmt("%+.4g", r.slope) + " (95% CI " + Fmt("%.4g", r.slope_ci.lo) +
+           " .. " + Fmt("%.4g", r.slope_ci.hi) + ")\n";
+  }
   if (a.c_a_raw) {
     out +=
         "c_a (runtime per unit of one-way delay): " + Fmt("%.4g", *a.c_a_raw) +
@@ -142,7 +148,16 @@ std::string SweepJson(
     runs.push_back(RunJson(
         records[i], i < reports.size() ? reports[i] : decltype(reports[0]){}));
   }
+  Json robust = nullptr;
+  if (a.latency_robust.ok) {
+    robust = {{"slope", a.latency_robust.slope},
+              {"slope_ci",
+               {a.latency_robust.slope_ci.lo, a.latency_robust.slope_ci.hi}},
+              {"intercept", a.latency_robust.intercept},
+              {"n", a.latency_robust.n}};
+  }
   Json fits = {{"latency", FitJson(a.latency)},
+               {"latency_robust", robust},
                {"pingpong", FitJson(a.pingpong)},
                {"bandwidth", FitJson(a.bandwidth)}};
   if (a.c_a_raw) {

@@ -23,10 +23,49 @@ std::string Escaped(const std::string& s) {
   return out;
 }
 
-std::string FitExpression(const LineFit& f) {
+std::string FitExpression(double intercept, double slope) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%.9g + %.9g * x", f.intercept, f.slope);
+  std::snprintf(buf, sizeof buf, "%.9g + %.9g * x", intercept, slope);
   return buf;
+}
+
+}  // namespace
+
+namespace {
+
+// The latency plot's commands: the medians with their intervals, the least
+// squares line and the Theil-Sen line.
+std::string LatencyCommands(const Analysis& a, const std::string& m) {
+  std::string s =
+      "set output \"latency.png\"\nset xlabel \"added one-way latency "
+      "(us)\"\nset title \"" +
+      m + " against added latency\"\n";
+  s += "plot \"latency.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
+       "\"median, 95% CI\"";
+  char title[64];
+  if (a.latency.ok) {
+    std::snprintf(title, sizeof title, "fit: %.4g per us, R^2 %.3f",
+                  a.latency.slope, a.latency.r2);
+    s += ", " + FitExpression(a.latency.intercept, a.latency.slope) +
+         " with lines title \"" + title + "\"";
+  }
+  if (a.latency_robust.ok) {
+    std::snprintf(title, sizeof title, "Theil-Sen: %.4g per us",
+                  a.latency_robust.slope);
+    s += ", " +
+         FitExpression(a.latency_robust.intercept, a.latency_robust.slope) +
+         " with lines dt 2 title \"" + title + "\"";
+  }
+  return s + "\n";
+}
+
+std::string BandwidthCommands(const std::string& m) {
+  return "set output \"bandwidth.png\"\nset xlabel \"bandwidth (% of the "
+         "link)\"\nset title \"" +
+         m +
+         " against bandwidth\"\n"
+         "plot \"bandwidth.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
+         "\"median, 95% CI\", \"\" using 1:2 with lines notitle\n";
 }
 
 }  // namespace
@@ -48,37 +87,19 @@ PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric) {
     }
   }
   const std::string m = Escaped(metric);
-  std::string s =
+  files.script =
       "set terminal pngcairo size 900,600 noenhanced\n"
       "set grid\nset key top left\nset offsets graph 0.04, graph 0.04, "
       "graph 0.08, graph 0.08\nset ylabel \"" +
       m + " (median, 95% CI)\"\n";
   if (latency) {
-    s += "set output \"latency.png\"\nset xlabel \"added one-way latency "
-         "(us)\"\nset title \"" +
-         m + " against added latency\"\n";
-    s += "plot \"latency.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
-         "\"median, 95% CI\"";
-    if (a.latency.ok) {
-      char title[64];
-      std::snprintf(title, sizeof title, "fit: %.4g per us, R^2 %.3f",
-                    a.latency.slope, a.latency.r2);
-      s += ", " + FitExpression(a.latency) + " with lines title \"" + title +
-           "\"";
-    }
-    s += "\n";
+    files.script += LatencyCommands(a, m);
     files.pngs.push_back("latency.png");
   }
   if (bandwidth) {
-    s += "set output \"bandwidth.png\"\nset xlabel \"bandwidth (% of the "
-         "link)\"\nset title \"" +
-         m +
-         " against bandwidth\"\n"
-         "plot \"bandwidth.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
-         "\"median, 95% CI\", \"\" using 1:2 with lines notitle\n";
+    files.script += BandwidthCommands(m);
     files.pngs.push_back("bandwidth.png");
   }
-  files.script = s;
   return files;
 }
 
