@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -176,11 +178,17 @@ TEST_F(ShimTest, LatencyAlonePostSendWaitsWithoutCounting) {
     return d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks;
   };
   Chain write(2, 64, IBV_WR_RDMA_WRITE), read(1, 64, IBV_WR_RDMA_READ);
-  const uint64_t w = delay_of(write);
-  EXPECT_GE(w, one_way);
+  // One leg, not two: the fastest of five posts (a preempted or
+  // sanitizer-slowed post only lengthens one; a second leg lengthens all).
+  uint64_t w = UINT64_MAX;
+  for (int i = 0; i < 5; ++i) {
+    const uint64_t one = delay_of(write);
+    EXPECT_GE(one, one_way);
+    w = std::min(w, one);
+  }
   EXPECT_LT(w, 2 * one_way);
   EXPECT_GE(delay_of(read), 2 * one_way);
-  EXPECT_EQ(d.Posts().size(), 3u);
+  EXPECT_EQ(d.Posts().size(), 11u);
   QpCounters c;
   EXPECT_FALSE(GetQpCounters(r.qp, &c) && c.wrs != 0) << c.wrs;
 }
