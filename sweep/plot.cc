@@ -119,9 +119,14 @@ std::vector<std::string> Plot(const Analysis& a, const std::string& metric,
   req.argv = {"/bin/sh", "-c", "cd \"$1\" && exec gnuplot plot.gp", "sh", dir};
   req.log_path = dir + "/plot.log";
   const RunOutcome out = executor->Run(req);
+  if (out.started && out.exit_code == 127) {
+    *why = "gnuplot is not installed here; draw them where it is: cd " + dir +
+           " && gnuplot plot.gp";
+    return {};
+  }
   if (!out.ok()) {
     *why = "gnuplot failed (" + out.Describe() + "; see " + req.log_path +
-           "); is gnuplot-nox installed? the data and plot.gp are in " + dir;
+           "); the data and plot.gp are in " + dir;
     return {};
   }
   return f.pngs;

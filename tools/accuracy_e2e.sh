@@ -153,7 +153,7 @@ if [ ${#nat[@]} = 0 ]; then
   return
 fi
 read -r NAT_BW NAT_SD _ <<<"$(stats "${nat[@]}")"
-echo "Native: median ${NAT_BW} MB/s over ${#nat[@]} runs (sd ${NAT_SD}); pace's link rate is set to it."
+echo "Native: median ${NAT_BW} MB/s over ${#nat[@]} runs (sd ${NAT_SD}); the link rate given to pace (and to pad for READs) is set to it."
 echo
 echo "| mode | target | native | shim | measured share | error % | noise floor (native rel. sd) |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -164,7 +164,12 @@ for mode in pad pace; do
       v=$(perf_pair bw "acc_${test}_n_${mode}${pct}_$r" "$test" "$BW_SIZE" "$BW_ITERS" - | awk '{print $1}')
       [ -n "$v" ] && nat2+=("$v")
       flags="--bandwidth,${pct}%,--bw-mode,$mode"
-      [ "$mode" = pace ] && flags="$flags,--link-bandwidth,${NAT_BW}MiB/s"
+      # pace needs the real rate for a share; so do READs in pad mode (their
+      # responses come in on the other direction, which padding from this
+      # side cannot fill: they are paced on an inbound virtual link).
+      if [ "$mode" = pace ] || [ "$test" = ib_read_bw ]; then
+        flags="$flags,--link-bandwidth,${NAT_BW}MiB/s"
+      fi
       v=$(perf_pair bw "acc_${test}_${mode}${pct}_$r" "$test" "$BW_SIZE" "$BW_ITERS" "$flags" | awk '{print $1}')
       [ -n "$v" ] && emu+=("$v")
     done
