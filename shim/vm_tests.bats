@@ -185,12 +185,19 @@ rc_pingpong() { # TAG FLAGS|-  -> prints usec/iter
 # rping (librdmacm: rdma_create_qp -> inline ibv_create_qp_ex -> the patched
 # verbs_context slot), latency and padding on both ends.
 @test "rping under the shim" {
-  local port tag=rping_shim count=20 pings delay
+  local port tag=rping_shim count=20 pings delay asan=()
+  # rping never stops its CM thread: after main() has closed the event
+  # channel, that thread reads it and exits 255 if exit() is slow enough.
+  # LeakSanitizer's scan at exit is (measured: with it, both ends exit 255
+  # under the ASan-built shim; without it, 0), so rping runs without it.
+  if [ -n "${ASAN_OPTIONS:-}" ]; then
+    asan=(env "ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0")
+  fi
   port=$(new_port)
   shim_prefix "$VM_LOGDIR/$tag.report" --latency "${LAT_US}us" --bandwidth 50%
   run_pair "$tag" 120 "cm_listening $port" \
-    -- "${PREFIX[@]}" rping -s -a "$SERVER_ADDR" -p "$port" -C "$count" -v \
-    -- "${PREFIX[@]}" rping -c -a "$SERVER_ADDR" -p "$port" -C "$count" -v ||
+    -- "${asan[@]}" "${PREFIX[@]}" rping -s -a "$SERVER_ADDR" -p "$port" -C "$count" -v \
+    -- "${asan[@]}" "${PREFIX[@]}" rping -c -a "$SERVER_ADDR" -p "$port" -C "$count" -v ||
     flunk "did not complete" "$VM_LOGDIR/$tag.server" "$VM_LOGDIR/$tag.client"
   pings=$(grep -c "^ping data: rdma-ping-" "$VM_LOGDIR/$tag.client" || true)
   delay=$(report_field "$VM_LOGDIR/$tag.report" "delay injected ")
@@ -217,7 +224,14 @@ rc_pingpong() { # TAG FLAGS|-  -> prints usec/iter
   summary=$(grep "^cycles " "$log" | tail -n 1)
   growth=$(echo "$summary" | awk '{for (i = 1; i < NF; i++) if ($i == "growth_kib") print $(i + 1)}')
   [[ "$growth" =~ ^-?[0-9]+$ ]] || flunk "no summary line" "$log"
-  [ "$growth" -lt 1024 ] || flunk "resident memory grew by $growth KiB" "$log"
+  # Under the ASan-built shim (tests/vm/run --shim-build asan) ASan's
+  # allocator serves the heap: its quarantine keeps up to 256 MiB of freed
+  # memory resident by design, and its caches grow for ~500 cycles (measured:
+  # flat after that with quarantine_size_mb=0). There the case checks what
+  # ASan and LeakSanitizer say (the exit status), not the resident size.
+  if [ -z "${ASAN_OPTIONS:-}" ]; then
+    [ "$growth" -lt 1024 ] || flunk "resident memory grew by $growth KiB" "$log"
+  fi
   report_saw "$VM_LOGDIR/$tag.report" || flunk "the shim's report shows no work requests" "$VM_LOGDIR/$tag.report"
   echo "$summary"
 }
