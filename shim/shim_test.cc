@@ -9,8 +9,8 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <cstdint>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
