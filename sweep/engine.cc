@@ -71,6 +71,8 @@ RunRequest SweepEngine::Request(size_t index) const {
                  ? std::vector<std::string>{"/bin/sh", "-c", plan_.pingpong}
                  : plan_.command;
   req.log_path = LogPath(plan_.out_dir, index);
+  req.timeout_s = plan_.timeout_s;
+  req.interrupt = stop_;
   // Every variable the sweep uses is set on every run, empty when unused
   // ("0" latency, "100%" bandwidth), so nothing inherited leaks into a
   // point; `-x VAR` then always has a value to carry.
@@ -137,6 +139,7 @@ bool SweepEngine::Run(std::vector<RunRecord>* records,
                       const std::atomic<bool>& stop, const Progress& progress,
                       std::string* why) {
   const std::string csv = plan_.out_dir + "/runs.csv";
+  stop_ = &stop;
   std::error_code ec;
   fs::create_directories(plan_.out_dir + "/logs", ec);
   const bool fresh = !fs::exists(csv);
@@ -154,6 +157,7 @@ bool SweepEngine::Run(std::vector<RunRecord>* records,
     records->push_back(std::move(r));
     if (progress) progress(records->back(), records->size());
   }
+  stop_ = nullptr;
   return true;
 }
 

@@ -45,6 +45,7 @@ class SweepEngine {
   const Grid& grid_;
   const Metric& metric_;
   Executor* executor_;
+  const std::atomic<bool>* stop_ = nullptr;  // during Run()
   std::string preload_;
 };
 

@@ -1,6 +1,7 @@
 #include "sweep/executor.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@ namespace {
 [[noreturn]] void Exec(
     const std::vector<char*>& argv,
     const std::vector<std::pair<std::string, std::string>>& env, int log_fd) {
+  setpgid(0, 0);
   for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
   const int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd >= 0) dup2(null_fd, 0);
@@ -32,10 +34,38 @@ namespace {
   _exit(127);
 }
 
+// Reaps `pid`, passing Ctrl-C on and ending its group at the deadline.
+int WaitFor(pid_t pid, const RunRequest& req, bool* timed_out) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  bool interrupted = false;
+  int status = 0;
+  for (int signal_sent = 0;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return status;
+    if (!interrupted && req.interrupt != nullptr && req.interrupt->load()) {
+      interrupted = true;
+      kill(-pid, SIGINT);
+    }
+    const double s =
+        std::chrono::duration<double>(Clock::now() - start).count();
+    if (req.timeout_s > 0 && s > req.timeout_s && signal_sent == 0) {
+      *timed_out = true;
+      kill(-pid, SIGTERM);
+      signal_sent = 1;
+    } else if (signal_sent == 1 && s > req.timeout_s + 5) {
+      kill(-pid, SIGKILL);
+      signal_sent = 2;
+    }
+    usleep(2000);  // 2 ms: against runs of seconds, a negligible error
+  }
+}
+
 }  // namespace
 
 std::string RunOutcome::Describe() const {
   if (!started) return "not started: " + error;
+  if (timed_out) return "timed out";
   if (signal != 0) {
     const char* name = sigabbrev_np(signal);
     return std::string("killed by SIG") +
@@ -69,11 +99,9 @@ RunOutcome ProcessExecutor::Run(const RunRequest& request) {
     out.error = std::string("fork: ") + strerror(errno);
     return out;
   }
+  setpgid(pid, pid);  // as the child does: whichever runs first
   out.started = true;
-  int status = 0;
-  // Ctrl-C interrupts waitpid too: the child got it as well; wait for it.
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = WaitFor(pid, request, &out.timed_out);
   out.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

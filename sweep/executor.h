@@ -6,6 +6,7 @@
 #ifndef VERBSEMU_SWEEP_EXECUTOR_H_
 #define VERBSEMU_SWEEP_EXECUTOR_H_
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,15 +18,20 @@ struct RunRequest {
   // Set in the command's environment on top of the sweep's own.
   std::vector<std::pair<std::string, std::string>> env;
   std::string log_path;  // the command's stdout and stderr, together
+  double timeout_s = 0;  // 0: none; then SIGTERM to its process group,
+                         // SIGKILL 5 s later
+  // Set by Ctrl-C: the command's process group gets SIGINT once.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 struct RunOutcome {
   bool started = false;  // false: could not fork or exec (see `error`)
-  int exit_code = -1;    // when it exited
-  int signal = 0;        // when a signal ended it
-  double wall_s = 0;     // fork to reaped, monotonic clock
-  std::string output;    // what it wrote (the log's contents)
-  std::string error;     // one line when !started
+  bool timed_out = false;
+  int exit_code = -1;  // when it exited
+  int signal = 0;      // when a signal ended it
+  double wall_s = 0;   // fork to reaped, monotonic clock
+  std::string output;  // what it wrote (the log's contents)
+  std::string error;   // one line when !started
 
   bool ok() const { return started && signal == 0 && exit_code == 0; }
   std::string Describe() const;  // "exit 3", "killed by SIGSEGV", ...
@@ -38,8 +44,8 @@ class Executor {
 };
 
 // fork + execvp on this host, stdin from /dev/null, stdout and stderr into
-// the log. The child stays in the sweep's process group, so Ctrl-C reaches
-// it and the sweep both.
+// the log. The command gets a process group of its own, so a timeout ends
+// all it started (mpirun and its ranks); Ctrl-C is passed on to it.
 class ProcessExecutor : public Executor {
  public:
   RunOutcome Run(const RunRequest& request) override;

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 namespace verbsemu::sweep {
 namespace {
@@ -42,6 +45,44 @@ TEST(ProcessExecutorTest, SignalsAndMissingPrograms) {
   const RunOutcome nolog = ex.Run({{"/bin/true"}, {}, "/no/such/dir/x.log"});
   EXPECT_FALSE(nolog.started);
   EXPECT_NE(nolog.error.find("/no/such/dir/x.log"), std::string::npos);
+}
+
+TEST(ProcessExecutorTest, ATimeoutEndsTheCommandAndWhatItStarted) {
+  ProcessExecutor ex;
+  RunRequest req{
+      {"/bin/sh", "-c", "sleep 30 & echo started; wait"}, {}, Log("timeout")};
+  req.timeout_s = 0.3;
+  const RunOutcome r = ex.Run(req);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.Describe(), "timed out");
+  EXPECT_LT(r.wall_s, 20);  // not the 30 s the command asked for
+  EXPECT_EQ(r.output, "started\n");
+  // The background sleep was in the command's group: it is gone too.
+  EXPECT_NE(std::system("pgrep -f '^sleep 30$' >/dev/null"), 0);
+}
+
+TEST(ProcessExecutorTest, CtrlCIsPassedToTheCommand) {
+  ProcessExecutor ex;
+  std::atomic<bool> interrupt{false};
+  const std::string ready = Log("interrupt-ready");
+  std::remove(ready.c_str());
+  RunRequest req{{"/bin/sh", "-c",
+                  "trap 'echo got INT; exit 3' INT; touch \"$0\"; "
+                  "while :; do sleep 0.05; done",
+                  ready},
+                 {},
+                 Log("interrupt")};
+  req.interrupt = &interrupt;
+  // Ctrl-C once the command has set its trap.
+  std::thread press([&] {
+    while (access(ready.c_str(), F_OK) != 0) usleep(10000);
+    interrupt = true;
+  });
+  const RunOutcome r = ex.Run(req);
+  press.join();
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.output, "got INT\n");
 }
 
 TEST(ProcessExecutorTest, TheCommandReadsNothingFromTheSweepsStdin) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "emulate/units.h"
 #include "sweep/metric.h"
 
 namespace verbsemu::sweep {
@@ -43,6 +44,14 @@ bool SetOption(const std::string& name, const std::string& value,
     plan->out_dir = value;
   } else if (name == "--pingpong") {
     plan->pingpong = value;
+  } else if (name == "--timeout") {
+    std::string why;
+    const auto ns = units::ParseDurationNs(value, &why);
+    if (!ns || *ns <= 0) {
+      out->error = "--timeout='" + value + "': expected a duration such as " +
+                   "300s or 1500ms";
+    }
+    plan->timeout_s = ns ? *ns / 1e9 : 0;
   } else if (name == "--resume") {
     out->resume_dir = value;
   } else {
@@ -77,6 +86,8 @@ std::string SweepUsage() {
          "                     runtime slope normalises c_a to 1 (the\n"
          "                     metric must then be a time in seconds)\n"
          "  --seed N           the order's random seed (default: clock)\n"
+         "  --timeout D        end a run after D (300s): its process group\n"
+         "                     gets SIGTERM, then SIGKILL; the run fails\n"
          "  --out DIR          where runs, logs, reports and plots go\n"
          "  --no-plot          no PNGs (gnuplot is not needed then)\n";
 }
@@ -180,6 +191,7 @@ std::string PlanToJson(const SweepPlan& plan) {
                   {"command", plan.command},
                   {"pingpong", plan.pingpong},
                   {"plot", plan.plot},
+                  {"timeout_s", plan.timeout_s},
                   {"order", order}};
   return j.dump(1) + "\n";
 }
@@ -200,6 +212,7 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.command = j.at("command").get<std::vector<std::string>>();
     plan.pingpong = j.at("pingpong");
     plan.plot = j.at("plot");
+    plan.timeout_s = j.at("timeout_s");
     for (const Json& r : j.at("order")) {
       plan.order.push_back({r.at(0), r.at(1), r.at(2) == 1});
     }

@@ -31,6 +31,7 @@ struct SweepPlan {
   std::string pingpong;  // a shell command line; "" for none
   std::string out_dir;
   bool plot = true;
+  double timeout_s = 0;           // per run; 0: none
   std::vector<PlannedRun> order;  // filled by Prepare()
 };
 

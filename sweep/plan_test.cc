@@ -42,6 +42,10 @@ TEST(PlanTest, RefusalsAreOneLine) {
     EXPECT_EQ(p.error.find('\n'), std::string::npos) << p.error;
   }
   EXPECT_EQ(ParseSweepArgs({"--resume=d"}, "o", 1).resume_dir, "d");
+  EXPECT_FALSE(ParseSweepArgs({"--timeout", "10", "--", "a"}, "o", 1).plan);
+  const ParsedArgs t = ParseSweepArgs({"--timeout=300s", "--", "a"}, "o", 1);
+  ASSERT_TRUE(t.plan) << t.error;
+  EXPECT_DOUBLE_EQ(t.plan->timeout_s, 300);
 }
 
 TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {

@@ -14,5 +14,5 @@ repeat=${2:-3}
 metric=${3:-t_min}
 rm -rf "$out"
 bazel-bin/shim/verbsemu sweep --latency 0,10us,20us,30us,40us,50us \
-  --repeat "$repeat" --metric "regex:$metric ([0-9.]+)" --out "$out" \
+  --repeat "$repeat" --metric "regex:$metric ([0-9.]+)" --timeout 600s --out "$out" \
   -- tools/internal/perftest_pair.sh ib_send_lat 64 1000
