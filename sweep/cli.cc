@@ -30,6 +30,25 @@ static_assert(std::atomic<bool>::is_always_lock_free);
 
 extern "C" void OnInterrupt(int) { g_stop.store(true); }
 
+// Ctrl-C sets g_stop for as long as a sweep runs (the pilot included): each
+// run is in a process group of its own, which the terminal's SIGINT does
+// not reach, so the sweep must live to pass it on.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = OnInterrupt;  // no SA_RESTART
+    sigaction(SIGINT, &sa, &old_);
+    g_stop.store(false);
+  }
+  ~InterruptGuard() { sigaction(SIGINT, &old_, nullptr); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_ {};
+};
+
 int Refuse(const std::string& line) {
   std::fprintf(stderr, "verbsemu sweep: %s\n", line.c_str());
   return 2;
@@ -150,8 +169,8 @@ std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
   SweepEngine engine(pilot, grid, metric, executor, preload);
   std::vector<RunRecord> records;
   std::string why;
-  const std::atomic<bool> never{false};
-  if (!engine.Run(&records, never, nullptr, &why)) return why;
+  if (!engine.Run(&records, g_stop, nullptr, &why)) return why;
+  if (g_stop.load()) return "interrupted during the pilot run; nothing ran yet";
   if (records.empty()) return "the pilot run did not finish";
   const RunRecord& r = records[0];
   const std::string log = LogPath(pilot.out_dir, 0);
@@ -235,11 +254,6 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
 
 int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
             const CliContext& ctx, std::vector<RunRecord>& records) {
-  struct sigaction sa {
-  }, old{};
-  sa.sa_handler = OnInterrupt;  // no SA_RESTART: waitpid returns EINTR
-  sigaction(SIGINT, &sa, &old);
-  g_stop.store(false);
   SweepEngine engine(plan, grid, metric, ctx.executor, Preload(ctx));
   const auto start = std::chrono::steady_clock::now();
   const size_t first = records.size();
@@ -253,7 +267,6 @@ int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
         ShowProgress(ctx, r, done - first, plan.order.size() - first, s);
       },
       &why);
-  sigaction(SIGINT, &old, nullptr);
   if (ctx.terminal && g_stop.load()) std::fputc('\n', stderr);
   if (!ok) return Refuse(why);
   return Finish(plan, grid, ctx, records, g_stop.load());
@@ -279,6 +292,10 @@ int StartNew(SweepPlan plan, const CliContext& ctx) {
   if (!problem.empty()) return Refuse(problem);
   const std::string pilot =
       Pilot(plan, *grid, *metric, ctx.executor, Preload(ctx));
+  if (!pilot.empty() && g_stop.load()) {
+    std::fprintf(stderr, "verbsemu sweep: %s\n", pilot.c_str());
+    return 130;
+  }
   if (!pilot.empty()) return Refuse(pilot);
   Prepare(*grid, &plan);
   std::ofstream(plan.out_dir + "/plan.json") << PlanToJson(plan);
@@ -349,6 +366,7 @@ int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
     return 0;
   }
   if (!parsed.error.empty()) return Refuse(parsed.error);
+  const InterruptGuard guard;
   if (!parsed.resume_dir.empty()) return Resume(parsed.resume_dir, ctx);
   return StartNew(*parsed.plan, ctx);
 }

@@ -212,6 +212,17 @@ TEST_F(SweepCliTest, InterruptedSweepResumesWhereItStopped) {
   EXPECT_EQ(fake_.calls, 27);
 }
 
+TEST_F(SweepCliTest, CtrlCDuringThePilotRecordsNothing) {
+  fake_.tweak = [](int call, double, std::string*, std::string*) {
+    if (call == 1) std::raise(SIGINT);
+  };
+  EXPECT_EQ(Sweep(Args()), 130);
+  EXPECT_NE(stderr_.find("interrupted during the pilot"), std::string::npos)
+      << stderr_;
+  EXPECT_FALSE(fs::exists(dir_ / "runs.csv"));
+  EXPECT_EQ(fake_.calls, 1);
+}
+
 TEST_F(SweepCliTest, APointWithAnUnemulatedProcessIsInvalid) {
   fake_.tweak = [](int, double us, std::string* report, std::string*) {
     if (us == 5)
