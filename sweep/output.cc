@@ -119,35 +119,28 @@ std::string TableText(const Analysis& a, const std::string& metric) {
   return out + FitLines(a);
 }
 
-std::string SweepJson(
-    const SweepPlan& plan, const Analysis& a,
-    const std::vector<RunRecord>& records,
-    const std::vector<std::vector<std::pair<std::string, std::string>>>&
-        reports) {
-  Json points = Json::array();
-  for (const PointResult& p : a.points) {
-    const Summary& s = p.summary;
-    points.push_back({{"latency", p.point.latency},
-                      {"latency_ns", p.point.latency_ns},
-                      {"bandwidth", p.point.bandwidth},
-                      {"bandwidth_share", p.point.bandwidth_share},
-                      {"runs", p.runs},
-                      {"valid_runs", s.n},
-                      {"failed", p.failed},
-                      {"invalid", p.invalid},
-                      {"valid", p.valid()},
-                      {"median", s.median},
-                      {"median_ci", {s.median_ci.lo, s.median_ci.hi}},
-                      {"mean", s.mean},
-                      {"mean_ci", {s.mean_ci.lo, s.mean_ci.hi}},
-                      {"sd", s.sd},
-                      {"first_reason", p.first_reason}});
-  }
-  Json runs = Json::array();
-  for (size_t i = 0; i < records.size(); ++i) {
-    runs.push_back(RunJson(
-        records[i], i < reports.size() ? reports[i] : decltype(reports[0]){}));
-  }
+namespace {
+
+Json PointJson(const PointResult& p) {
+  const Summary& s = p.summary;
+  return {{"latency", p.point.latency},
+          {"latency_ns", p.point.latency_ns},
+          {"bandwidth", p.point.bandwidth},
+          {"bandwidth_share", p.point.bandwidth_share},
+          {"runs", p.runs},
+          {"valid_runs", s.n},
+          {"failed", p.failed},
+          {"invalid", p.invalid},
+          {"valid", p.valid()},
+          {"median", s.median},
+          {"median_ci", {s.median_ci.lo, s.median_ci.hi}},
+          {"mean", s.mean},
+          {"mean_ci", {s.mean_ci.lo, s.mean_ci.hi}},
+          {"sd", s.sd},
+          {"first_reason", p.first_reason}};
+}
+
+Json FitsJson(const Analysis& a) {
   Json robust = nullptr;
   if (a.latency_robust.ok) {
     robust = {{"slope", a.latency_robust.slope},
@@ -167,20 +160,33 @@ std::string SweepJson(
   if (a.c_a.ok) {
     fits["c_a"] = {{"value", a.c_a.value}, {"ci", {a.c_a.ci.lo, a.c_a.ci.hi}}};
   }
-  if (a.holds_down_to)
+  if (a.holds_down_to) {
     fits["bandwidth_holds_within_5pct_down_to"] = *a.holds_down_to;
-  const Json j = {{"plan",
-                   {{"latencies", plan.latencies},
-                    {"bandwidths", plan.bandwidths},
-                    {"bw_mode", plan.bw_mode},
-                    {"repeat", plan.repeat},
-                    {"seed", plan.seed},
-                    {"metric", plan.metric},
-                    {"metric_file", plan.metric_file},
-                    {"command", plan.command},
-                    {"pingpong", plan.pingpong}}},
+  }
+  return fits;
+}
+
+}  // namespace
+
+std::string SweepJson(
+    const SweepPlan& plan, const Analysis& a,
+    const std::vector<RunRecord>& records,
+    const std::vector<std::vector<std::pair<std::string, std::string>>>&
+        reports) {
+  Json points = Json::array();
+  for (const PointResult& p : a.points) points.push_back(PointJson(p));
+  Json runs = Json::array();
+  for (size_t i = 0; i < records.size(); ++i) {
+    runs.push_back(RunJson(
+        records[i], i < reports.size() ? reports[i] : decltype(reports[0]){}));
+  }
+  // The plan as plan.json has it (one writer), less the order: each run
+  // carries its block and point.
+  Json plan_json = Json::parse(PlanToJson(plan));
+  plan_json.erase("order");
+  const Json j = {{"plan", plan_json},
                   {"points", points},
-                  {"fits", fits},
+                  {"fits", FitsJson(a)},
                   {"all_valid", a.all_valid},
                   {"runs", runs}};
   return j.dump(1) + "\n";
