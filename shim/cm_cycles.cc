@@ -34,168 +34,18 @@
 #include <string>
 #include <string_view>
 
-namespace {
+#include "shim/cm_events.h"
 
-using Clock = std::chrono::steady_clock;
+namespace verbsemu::cm_cycles {
+namespace {
 
 constexpr char kUsage[] =
     "cm_cycles --addr IP [--port P] [--cycles N] [--rss-every K]";
-// A cycle on rxe takes milliseconds: a step that has not happened within
-// this long is stuck, and the run says which step.
-constexpr std::chrono::milliseconds kWaitTimeout(5000);
 constexpr int kResolveTimeoutMs = 2000;
 // RSS settles once the allocator's pools and the provider's caches are
 // filled; growth is measured from here.
 constexpr uint64_t kWarmupCycles = 100;
 constexpr size_t kMessageBytes = 64;
-
-template <auto Destroy>
-struct Deleter {
-  template <typename T>
-  void operator()(T* p) const {
-    if (p) Destroy(p);
-  }
-};
-using ChannelPtr =
-    std::unique_ptr<rdma_event_channel, Deleter<rdma_destroy_event_channel>>;
-using CmIdPtr = std::unique_ptr<rdma_cm_id, Deleter<rdma_destroy_id>>;
-using PdPtr = std::unique_ptr<ibv_pd, Deleter<ibv_dealloc_pd>>;
-using CqPtr = std::unique_ptr<ibv_cq, Deleter<ibv_destroy_cq>>;
-using MrPtr = std::unique_ptr<ibv_mr, Deleter<ibv_dereg_mr>>;
-
-// A QP made by rdma_create_qp belongs to its cm id and is destroyed through
-// it.
-struct CmQpDeleter {
-  void operator()(rdma_cm_id* id) const {
-    if (id) rdma_destroy_qp(id);
-  }
-};
-using CmQpPtr = std::unique_ptr<rdma_cm_id, CmQpDeleter>;
-
-// The cycle under way, so a failure deep in one says which (0: setup).
-uint64_t current_cycle = 0;
-
-// Prints the run's one failure line; returns false for `return Fail(...)`.
-bool FailWith(const std::string& what, const std::string& why) {
-  if (current_cycle > 0) {
-    std::fprintf(stderr, "cm_cycles: cycle %llu: %s: %s\n",
-                 static_cast<unsigned long long>(current_cycle), what.c_str(),
-                 why.c_str());
-  } else {
-    std::fprintf(stderr, "cm_cycles: %s: %s\n", what.c_str(), why.c_str());
-  }
-  return false;
-}
-bool Fail(const std::string& what, int err = errno) {
-  return FailWith(what, std::strerror(err));
-}
-
-enum Side { kClient = 0, kServer = 1 };
-constexpr std::array<const char*, 2> kSideName = {"client", "server"};
-
-struct CmEvent {
-  rdma_cm_event_type type = RDMA_CM_EVENT_ADDR_ERROR;
-  int status = 0;
-  rdma_cm_id* id = nullptr;
-};
-
-// The client's event channel and the listener's (which also carries the
-// accepted ids' events). One thread waits on both, so the event one step
-// waits for may come after the other end's: every event read is queued per
-// channel. Each is acked as soon as it is read, so rdma_destroy_id never
-// waits on an unacked one.
-class CmEvents {
- public:
-  bool Open();
-  rdma_event_channel* channel(Side side) { return channels_[side].get(); }
-  // The next event on `side`'s channel, which must be of type `want`.
-  bool Next(Side side, rdma_cm_event_type want, CmEvent& out);
-
- private:
-  bool WaitReadable(Clock::time_point deadline, const std::string& what);
-  bool TimedOut(const std::string& what) const;
-  bool Drain(Side side);
-
-  std::array<ChannelPtr, 2> channels_;
-  std::array<std::deque<CmEvent>, 2> pending_;
-};
-
-bool CmEvents::Open() {
-  for (Side side : {kServer, kClient}) {
-    const std::string who = kSideName[side];
-    channels_[side].reset(rdma_create_event_channel());
-    if (!channels_[side]) return Fail(who + ": rdma_create_event_channel");
-    // Non-blocking: poll(2) decides when to read, and Drain reads until
-    // EAGAIN without ever blocking the other end's progress.
-    const int fd = channels_[side]->fd;
-    const int flags = fcntl(fd, F_GETFL);
-    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-      return Fail(who + ": fcntl O_NONBLOCK on the event channel");
-    }
-  }
-  return true;
-}
-
-bool CmEvents::Next(Side side, rdma_cm_event_type want, CmEvent& out) {
-  const std::string what =
-      std::string(kSideName[side]) + ": waiting for " + rdma_event_str(want);
-  const Clock::time_point deadline = Clock::now() + kWaitTimeout;
-  for (;;) {
-    while (!pending_[side].empty()) {
-      out = pending_[side].front();
-      pending_[side].pop_front();
-      // Ids are destroyed right after DISCONNECTED; a TIMEWAIT_EXIT that
-      // slipped in between concerns a connection already gone.
-      if (out.type == RDMA_CM_EVENT_TIMEWAIT_EXIT) continue;
-      if (out.type == want) return true;
-      return FailWith(what, std::string("got ") + rdma_event_str(out.type) +
-                                " (status " + std::to_string(out.status) + ")");
-    }
-    if (!WaitReadable(deadline, what)) return false;
-  }
-}
-
-bool CmEvents::WaitReadable(Clock::time_point deadline,
-                            const std::string& what) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-      deadline - Clock::now());
-  if (left.count() <= 0) return TimedOut(what);
-  std::array<pollfd, 2> fds = {{{channels_[kClient]->fd, POLLIN, 0},
-                                {channels_[kServer]->fd, POLLIN, 0}}};
-  if (poll(fds.data(), fds.size(), static_cast<int>(left.count())) < 0) {
-    return errno == EINTR || Fail(what + ": poll");
-  }
-  for (Side side : {kClient, kServer}) {
-    if (fds[side].revents != 0 && !Drain(side)) return false;
-  }
-  return true;
-}
-
-// A timeout, with what the other end's channel got instead, if anything:
-// often the real failure (REJECTED, UNREACHABLE, ...).
-bool CmEvents::TimedOut(const std::string& what) const {
-  std::string why = std::strerror(ETIMEDOUT);
-  for (Side side : {kClient, kServer}) {
-    if (pending_[side].empty()) continue;
-    const CmEvent& e = pending_[side].front();
-    why += std::string("; queued for the ") + kSideName[side] + ": " +
-           rdma_event_str(e.type) + " (status " + std::to_string(e.status) +
-           ")";
-  }
-  return FailWith(what, why);
-}
-
-bool CmEvents::Drain(Side side) {
-  for (;;) {
-    rdma_cm_event* event = nullptr;
-    if (rdma_get_cm_event(channels_[side].get(), &event) != 0) {
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
-      return Fail(std::string(kSideName[side]) + ": rdma_get_cm_event");
-    }
-    pending_[side].push_back({event->event, event->status, event->id});
-    rdma_ack_cm_event(event);
-  }
-}
 
 // What lives across cycles. Members are destroyed in reverse: the listener
 // before the channels, which must have no id left.
@@ -502,7 +352,7 @@ bool Run(const Options& opt) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   Options opt;
   const std::string bad = ParseArgs(argc, argv, opt);
   if (!bad.empty()) {
@@ -510,4 +360,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   return Run(opt) ? 0 : 1;
+}
+
+}  // namespace verbsemu::cm_cycles
+
+int main(int argc, char** argv) {
+  return verbsemu::cm_cycles::Main(argc, argv);
 }
