@@ -9,11 +9,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "sweep/analysis.h"
 #include "sweep/coverage.h"
 #include "sweep/engine.h"
+#include "sweep/internal/read_file.h"
 #include "sweep/launch_check.h"
 #include "sweep/output.h"
 #include "sweep/plan.h"
@@ -52,13 +52,6 @@ class InterruptGuard {
 int Refuse(const std::string& line) {
   std::fprintf(stderr, "verbsemu sweep: %s\n", line.c_str());
   return 2;
-}
-
-std::string Slurp(const std::string& path, bool* ok) {
-  std::ifstream in(path, std::ios::binary);
-  *ok = static_cast<bool>(in);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
 }
 
 // argv[0] as execvp would find it; "" when it would not.
@@ -197,7 +190,7 @@ std::vector<std::vector<std::pair<std::string, std::string>>> Reports(
     for (const auto& e : fs::directory_iterator(ReportDir(dir, i), ec)) {
       bool ok = false;
       out[i].emplace_back(e.path().filename().string(),
-                          Slurp(e.path().string(), &ok));
+                          internal::ReadFile(e.path().string(), &ok));
     }
   }
   return out;
@@ -328,7 +321,7 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
 
 int Resume(const std::string& dir, const CliContext& ctx) {
   bool ok = false;
-  const std::string plan_text = Slurp(dir + "/plan.json", &ok);
+  const std::string plan_text = internal::ReadFile(dir + "/plan.json", &ok);
   if (!ok) return Refuse(dir + " holds no plan.json: not a sweep directory");
   std::string why;
   std::optional<SweepPlan> plan = PlanFromJson(plan_text, &why);
@@ -338,7 +331,7 @@ int Resume(const std::string& dir, const CliContext& ctx) {
   const std::optional<Metric> metric =
       Metric::Parse(plan->metric, plan->metric_file, &why);
   if (!grid || !metric) return Refuse(dir + "/plan.json: " + why);
-  const std::string csv = Slurp(dir + "/runs.csv", &ok);
+  const std::string csv = internal::ReadFile(dir + "/runs.csv", &ok);
   std::optional<std::vector<RunRecord>> records =
       ok ? ReadRunsCsv(csv, &why) : std::vector<RunRecord>{};
   if (!records) return Refuse(dir + "/" + why);

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
+
+#include "sweep/internal/read_file.h"
 
 namespace verbsemu::sweep {
 namespace {
@@ -65,10 +65,8 @@ Coverage JudgeReportDir(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (!entry.is_regular_file()) continue;
-    std::ifstream in(entry.path(), std::ios::binary);
     files.emplace_back(entry.path().filename().string(),
-                       std::string(std::istreambuf_iterator<char>(in),
-                                   std::istreambuf_iterator<char>()));
+                       internal::ReadFile(entry.path().string()));
   }
   std::sort(files.begin(), files.end());
   return JudgeReports(files);

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 
 #include "shim/knobs.h"
 #include "sweep/coverage.h"
+#include "sweep/internal/read_file.h"
 
 namespace verbsemu::sweep {
 namespace {
@@ -26,13 +26,6 @@ std::string LastLine(const std::string& text) {
       text.substr(start == std::string::npos ? 0 : start + 1,
                   end - (start == std::string::npos ? 0 : start + 1) + 1);
   return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
-
-std::string ReadFile(const std::string& path, bool* ok) {
-  std::ifstream in(path, std::ios::binary);
-  *ok = static_cast<bool>(in);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
 }
 
 }  // namespace
@@ -119,7 +112,7 @@ RunRecord SweepEngine::RunOne(size_t index) {
     r.metric = out.wall_s;
   } else if (json) {
     bool read = false;
-    const std::string text = ReadFile(metric_.file(), &read);
+    const std::string text = internal::ReadFile(metric_.file(), &read);
     r.metric = read ? metric_.FromJson(text, &why) : std::nullopt;
     if (!read) why = "the command wrote no " + metric_.file();
   } else {

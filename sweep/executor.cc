@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include "sweep/internal/read_file.h"
 
 namespace verbsemu::sweep {
 namespace {
@@ -110,9 +110,7 @@ RunOutcome ProcessExecutor::Run(const RunRequest& request) {
   } else {
     out.exit_code = WEXITSTATUS(status);
   }
-  std::ifstream log(request.log_path, std::ios::binary);
-  out.output.assign(std::istreambuf_iterator<char>(log),
-                    std::istreambuf_iterator<char>());
+  out.output = internal::ReadFile(request.log_path);
   return out;
 }
 
