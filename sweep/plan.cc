@@ -1,7 +1,9 @@
 #include "sweep/plan.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 
 #include "emulate/units.h"
 #include "sweep/metric.h"
@@ -196,6 +198,34 @@ std::string PlanToJson(const SweepPlan& plan) {
   return j.dump(1) + "\n";
 }
 
+namespace {
+
+// A whole number of type T, or an exception: nlohmann's get<int>() of
+// 2.3e69 is undefined behaviour (found by files_fuzz).
+template <typename T>
+T Whole(const Json& v) {
+  if (!v.is_number_integer()) throw std::invalid_argument("not whole");
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+      throw std::out_of_range("too large");
+    }
+    return static_cast<T>(u);
+  }
+  const auto i = v.get<int64_t>();
+  if (i < 0 && !std::numeric_limits<T>::is_signed) {
+    throw std::out_of_range("negative");
+  }
+  if (i < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+      (i > 0 && static_cast<uint64_t>(i) >
+                    static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
+    throw std::out_of_range("out of range");
+  }
+  return static_cast<T>(i);
+}
+
+}  // namespace
+
 std::optional<SweepPlan> PlanFromJson(const std::string& text,
                                       std::string* why) {
   const Json j = Json::parse(text, nullptr, false);
@@ -205,8 +235,8 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.latencies = j.at("latencies");
     plan.bandwidths = j.at("bandwidths");
     plan.bw_mode = j.at("bw_mode");
-    plan.repeat = j.at("repeat");
-    plan.seed = j.at("seed");
+    plan.repeat = Whole<int>(j.at("repeat"));
+    plan.seed = Whole<uint64_t>(j.at("seed"));
     plan.metric = j.at("metric");
     plan.metric_file = j.at("metric_file");
     plan.command = j.at("command").get<std::vector<std::string>>();
@@ -214,7 +244,8 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.plot = j.at("plot");
     plan.timeout_s = j.at("timeout_s");
     for (const Json& r : j.at("order")) {
-      plan.order.push_back({r.at(0), r.at(1), r.at(2) == 1});
+      plan.order.push_back(
+          {Whole<int>(r.at(0)), Whole<int>(r.at(1)), r.at(2) == 1});
     }
   } catch (const std::exception&) {
     *why = "plan.json is not a plan this version of verbsemu sweep wrote";
