@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "emulate/tsc.h"
+#include "shim/internal/fake_qp_ex.h"
 #include "shim/internal/shim_fixture.h"
 
 namespace verbsemu::shim::internal {
@@ -21,7 +23,13 @@ ibv_qp* FakeMlx5dvCreateQp(ibv_context*, ibv_qp_init_attr_ex* a,
   init.send_cq = a->send_cq;
   init.recv_cq = a->recv_cq;
   init.qp_type = a->qp_type;
-  return FakeDevice::MakeRealVerbs().create_qp(a->pd, &init);
+  ibv_qp* qp = FakeDevice::MakeRealVerbs().create_qp(a->pd, &init);
+  if (qp != nullptr && (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0) {
+    auto* f = reinterpret_cast<FakeQp*>(qp);
+    f->ex = true;
+    InstallFakeQpEx(f->qpx);
+  }
+  return qp;
 }
 
 mlx5dv_devx_obj* FakeDevxObjCreate(ibv_context*, const void*, size_t, void*,
@@ -98,6 +106,36 @@ TEST_F(DirectVerbsTest, DirectVerbsObjectsAreCountedAndWarnedAbout) {
   EXPECT_NE(report.find("WARNING 2 objects made through mlx5 direct verbs"),
             std::string::npos)
       << report;
+}
+
+// An mlx5dv QP's ibv_wr_* batch may carry mlx5dv_wr_* calls, which write
+// into the provider's open batch: its batches are not held back, the
+// provider's wr_start runs at once, and the latency still applies.
+TEST_F(DirectVerbsTest, Mlx5dvQpBatchesOpenTheProvidersBatchAtWrStart) {
+  Configure(Latency());
+  FakeDevice d("mlx5_0");
+  Res r = MakeQp(d, false);
+  ibv_qp_init_attr_ex attr{};
+  attr.send_cq = r.cq;
+  attr.recv_cq = r.cq;
+  attr.qp_type = IBV_QPT_RC;
+  attr.pd = r.pd;
+  attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
+  ibv_qp* qp = Mlx5dvCreateQp(r.ctx, &attr, nullptr);
+  ASSERT_NE(qp, nullptr);
+  Connect(qp);
+  auto* f = reinterpret_cast<FakeQp*>(qp);
+  ibv_qp_ex* x = &f->qpx;
+  const uint64_t t0 = emulate::ReadTsc();
+  ibv_wr_start(x);
+  EXPECT_TRUE(f->in_batch) << "the provider's batch is open for mlx5dv_wr_*";
+  ibv_wr_rdma_write(x, 1, 0x2000);
+  ibv_wr_set_sge(x, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(x), 0);
+  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+            Cal().NsToTicks(1000));
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
 }
 
 }  // namespace

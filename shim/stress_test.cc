@@ -114,6 +114,7 @@ TEST_P(StressTest, NoWrLostDuplicatedOrReordered) {
     ++next[key];
   }
   ASSERT_EQ(next.size(), static_cast<size_t>(kThreads * kQpsPerThread));
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
   for (const auto& [key, count] : next) EXPECT_EQ(count, kWrsPerQp) << key;
   if (GetParam().config.padding()) {
     EXPECT_GT(d.ud_datagrams.load(), 0u);

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "shim/internal/wr_recording.h"
+
 // Counters bumped on every post, cached per thread: X(name).
 #define VERBSEMU_QP_HOT_COUNTERS(X) X(posts) X(wrs) X(bytes) X(delay_ticks)
 // Counters bumped rarely (padding, failures, sampled overhead): X(name).
@@ -71,6 +73,7 @@ struct ThreadCache {
   uint64_t published_bytes = 0;
   ibv_qp_ex* wr_qpx = nullptr;  // owner only: QP of the open wr_* batch
   QpState* wr_q = nullptr;
+  WrRecordings recordings;  // owner only: its recorded wr_* batches
 };
 
 __attribute__((

@@ -6,19 +6,12 @@
 #include <cstring>
 
 #include "emulate/tsc.h"
+#include "shim/internal/fake_qp_ex.h"
 
 namespace verbsemu::shim::internal {
-namespace {
 
-FakeContext* Ctx(ibv_context* c) {
-  return reinterpret_cast<FakeContext*>(verbs_get_ctx(c));
-}
-FakeDevice* Dev(ibv_context* c) { return Ctx(c)->owner; }
-FakeQp* Qp(ibv_qp* qp) { return reinterpret_cast<FakeQp*>(qp); }
-FakeQp* Qp(ibv_qp_ex* qpx) { return reinterpret_cast<FakeQp*>(qpx); }
-
-void Complete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
-              ibv_wc_status status = IBV_WC_SUCCESS) {
+void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
+                  ibv_wc_status status) {
   if (cq == nullptr) return;
   FakeCq* f = reinterpret_cast<FakeCq*>(cq);
   ibv_wc wc{};
@@ -29,16 +22,22 @@ void Complete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
   f->entries.push_back(wc);
 }
 
-// ---- data path
-
-// Counts one post reaching the device at `tsc`; false when the device is a
-// null device that drops everything.
 bool StampPost(FakeDevice* d, uint64_t tsc) {
   if (d->null_ops.load(std::memory_order_relaxed)) return false;
   d->post_calls.fetch_add(1, std::memory_order_relaxed);
   d->last_post_tsc.store(tsc, std::memory_order_relaxed);
   return true;
 }
+
+namespace {
+
+FakeContext* Ctx(ibv_context* c) {
+  return reinterpret_cast<FakeContext*>(verbs_get_ctx(c));
+}
+FakeDevice* Dev(ibv_context* c) { return Ctx(c)->owner; }
+FakeQp* Qp(ibv_qp* qp) { return reinterpret_cast<FakeQp*>(qp); }
+
+// ---- data path
 
 int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const uint64_t tsc = emulate::ReadTsc();
@@ -75,7 +74,7 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       d->Record(r);
     }
     if (q->sig_all || (w->send_flags & IBV_SEND_SIGNALED) != 0) {
-      Complete(qp->send_cq, w->wr_id, IBV_WC_SEND);
+      FakeComplete(qp->send_cq, w->wr_id, IBV_WC_SEND);
     }
   }
   d->last_post_bytes.store(total, std::memory_order_relaxed);
@@ -111,118 +110,6 @@ int FakeReqNotifyCq(ibv_cq* cq, int) {
   return 0;
 }
 
-// ---- ibv_qp_ex
-void BeginWr(ibv_qp_ex* qpx, int opcode) {
-  FakeQp* q = Qp(qpx);
-  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
-  FakeWr w;
-  w.wr_id = qpx->wr_id;
-  w.opcode = opcode;
-  w.signaled = (qpx->wr_flags & IBV_SEND_SIGNALED) != 0 || q->sig_all;
-  q->batch.push_back(w);
-}
-void AddBytes(ibv_qp_ex* qpx, uint64_t b) {
-  FakeQp* q = Qp(qpx);
-  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
-  if (!q->batch.empty()) q->batch.back().bytes += b;
-}
-void FakeWrStart(ibv_qp_ex* qpx) {
-  FakeQp* q = Qp(qpx);
-  if (q->ctx->owner->null_ops.load(std::memory_order_relaxed)) return;
-  q->sq_mu.lock();
-  q->batch.clear();
-}
-int FakeWrComplete(ibv_qp_ex* qpx) {
-  const uint64_t tsc = emulate::ReadTsc();
-  FakeQp* q = Qp(qpx);
-  FakeDevice* d = q->ctx->owner;
-  if (!StampPost(d, tsc)) return 0;
-  int rc = 0;
-  if (d->fail_complete.load()) {
-    rc = EINVAL;
-  } else {
-    uint64_t total = 0;
-    for (const FakeWr& w : q->batch) {
-      total += w.bytes;
-      if (d->record_posts.load(std::memory_order_relaxed)) {
-        PostRecord r;
-        r.tsc = tsc;
-        r.qp = &qpx->qp_base;
-        r.wr_id = w.wr_id;
-        r.bytes = w.bytes;
-        r.opcode = w.opcode;
-        r.via_wr_api = true;
-        d->Record(r);
-      }
-      if (w.signaled) Complete(qpx->qp_base.send_cq, w.wr_id, IBV_WC_SEND);
-    }
-    d->last_post_bytes.store(total, std::memory_order_relaxed);
-  }
-  q->batch.clear();
-  q->sq_mu.unlock();
-  return rc;
-}
-void FakeWrAbort(ibv_qp_ex* qpx) {
-  FakeQp* q = Qp(qpx);
-  q->batch.clear();
-  q->sq_mu.unlock();
-}
-// mlx5_send_wr_complete_error: rolls the batch back, unlocks, fails.
-int FakeWrCompleteError(ibv_qp_ex* qpx) {
-  FakeDevice* d = Qp(qpx)->ctx->owner;
-  if (d->null_ops.load(std::memory_order_relaxed)) return EINVAL;
-  d->complete_errors.fetch_add(1);
-  FakeWrAbort(qpx);
-  return EINVAL;
-}
-// What mlx5 does to wr_complete on a state change (only when non-NULL).
-void ApplyPersonality(FakeQp* q, ibv_qp_state state) {
-  ibv_qp_ex& x = q->qpx;
-  if (q->ctx->owner->personality != Personality::kMlx5 || !x.wr_complete) {
-    return;
-  }
-  if (state == IBV_QPS_RESET) x.wr_complete = FakeWrCompleteError;
-  if (state == IBV_QPS_RTS) x.wr_complete = FakeWrComplete;
-}
-void FakeWrSend(ibv_qp_ex* qpx) { BeginWr(qpx, IBV_WR_SEND); }
-void FakeWrSendImm(ibv_qp_ex* qpx, __be32) {
-  BeginWr(qpx, IBV_WR_SEND_WITH_IMM);
-}
-void FakeWrRdmaWrite(ibv_qp_ex* qpx, uint32_t, uint64_t) {
-  BeginWr(qpx, IBV_WR_RDMA_WRITE);
-}
-void FakeWrRdmaWriteImm(ibv_qp_ex* qpx, uint32_t, uint64_t, __be32) {
-  BeginWr(qpx, IBV_WR_RDMA_WRITE_WITH_IMM);
-}
-void FakeWrRdmaRead(ibv_qp_ex* qpx, uint32_t, uint64_t) {
-  BeginWr(qpx, IBV_WR_RDMA_READ);
-}
-void FakeWrAtomicFetchAdd(ibv_qp_ex* qpx, uint32_t, uint64_t, uint64_t) {
-  BeginWr(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD);
-}
-void FakeWrAtomicCmpSwp(ibv_qp_ex* qpx, uint32_t, uint64_t, uint64_t,
-                        uint64_t) {
-  BeginWr(qpx, IBV_WR_ATOMIC_CMP_AND_SWP);
-}
-void FakeWrAtomicWrite(ibv_qp_ex* qpx, uint32_t, uint64_t, const void*) {
-  BeginWr(qpx, IBV_WR_ATOMIC_WRITE);
-  AddBytes(qpx, 8);
-}
-void FakeWrSetSge(ibv_qp_ex* qpx, uint32_t, uint64_t, uint32_t len) {
-  AddBytes(qpx, len);
-}
-void FakeWrSetSgeList(ibv_qp_ex* qpx, size_t n, const ibv_sge* sg) {
-  for (size_t i = 0; i < n; ++i) AddBytes(qpx, sg[i].length);
-}
-void FakeWrSetInlineData(ibv_qp_ex* qpx, void*, size_t len) {
-  AddBytes(qpx, len);
-}
-void FakeWrSetInlineDataList(ibv_qp_ex* qpx, size_t n,
-                             const ibv_data_buf* bufs) {
-  for (size_t i = 0; i < n; ++i) AddBytes(qpx, bufs[i].length);
-}
-void FakeWrSetUdAddr(ibv_qp_ex*, ibv_ah*, uint32_t, uint32_t) {}
-
 // ---- control path
 ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
                ibv_qp_type type, bool sig_all, bool ex) {
@@ -242,26 +129,8 @@ ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
   static std::atomic<uint32_t> next_qpn{0x11};
   base.qp_num = next_qpn.fetch_add(1);
   if (ex) {
-    ibv_qp_ex& x = q->qpx;
-    x.wr_start = FakeWrStart;
-    x.wr_complete = FakeWrComplete;
-    x.wr_abort = FakeWrAbort;
-    x.wr_send = FakeWrSend;
-    x.wr_send_imm = FakeWrSendImm;
-    x.wr_rdma_write = FakeWrRdmaWrite;
-    x.wr_rdma_write_imm = FakeWrRdmaWriteImm;
-    x.wr_rdma_read = FakeWrRdmaRead;
-    x.wr_atomic_fetch_add = FakeWrAtomicFetchAdd;
-    x.wr_atomic_cmp_swp = FakeWrAtomicCmpSwp;
-    x.wr_atomic_write = FakeWrAtomicWrite;
-    x.wr_set_sge = FakeWrSetSge;
-    x.wr_set_sge_list = FakeWrSetSgeList;
-    x.wr_set_inline_data = FakeWrSetInlineData;
-    x.wr_set_inline_data_list = FakeWrSetInlineDataList;
-    x.wr_set_ud_addr = FakeWrSetUdAddr;
-    // wr_bind_mw, wr_local_inv, wr_send_inv, wr_send_tso, wr_set_xrc_srqn
-    // stay NULL, as for a provider without them: the shim must skip them.
-    ApplyPersonality(q.get(), IBV_QPS_RESET);  // mlx5: created in RESET
+    InstallFakeQpEx(q->qpx);
+    ApplyFakePersonality(q.get(), IBV_QPS_RESET);  // mlx5: created in RESET
   }
   ibv_qp* raw = &q->qpx.qp_base;
   std::lock_guard<std::mutex> lock(d->mu);
@@ -335,7 +204,7 @@ int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   FakeQp* q = Qp(qp);
   if ((mask & IBV_QP_STATE) != 0) {
     qp->state = attr->qp_state;
-    ApplyPersonality(q, attr->qp_state);
+    ApplyFakePersonality(q, attr->qp_state);
   }
   q->attr = *attr;
   q->attr_mask_seen |= mask;

@@ -50,6 +50,8 @@ struct FakeWr {
   uint64_t bytes = 0;
   int opcode = 0;
   bool signaled = false;
+  uint32_t remote_qpn = 0;               // wr_set_ud_addr
+  uint64_t digest = 0xcbf29ce484222325;  // of its SGEs and inline data
 };
 
 struct FakeQp {
@@ -60,6 +62,8 @@ struct FakeQp {
   bool destroyed = false;
   std::mutex sq_mu;           // the "provider lock", wr_start..complete
   std::vector<FakeWr> batch;  // under sq_mu
+  bool in_batch = false;      // under sq_mu
+  uint64_t locked_at = 0;     // under sq_mu
   ibv_qp_attr attr{};
   int attr_mask_seen = 0;
 };
@@ -72,6 +76,7 @@ struct PostRecord {
   int opcode = 0;
   bool via_wr_api = false;
   uint32_t remote_qpn = 0;
+  uint64_t digest = 0;  // ibv_wr_* posts: FakeWr::digest
 };
 
 class FakeDevice {
@@ -118,6 +123,10 @@ class FakeDevice {
   std::atomic<uint64_t> notify_calls{0};
   std::atomic<uint64_t> create_cq_ex_calls{0};
   std::atomic<uint64_t> complete_errors{0};  // mlx5's error variant ran
+  // The longest the provider's send-queue lock was held (TSC ticks), and
+  // ibv_wr_* builder calls that reached it outside wr_start..wr_complete.
+  std::atomic<uint64_t> sq_held_max_ticks{0};
+  std::atomic<uint64_t> calls_outside_batch{0};
   std::atomic<uint64_t> ud_datagrams{0};
   std::atomic<uint64_t> ud_bytes{0};
   std::atomic<int> open_contexts{0};

@@ -1,11 +1,17 @@
-// The ibv_qp_ex wrappers: opcode and setter calls count the batch's WRs and
-// bytes; wr_complete runs the emulation step before the provider's. Slots
-// and wrappers come from the lists in qp_ex_slots.h.
+// The ibv_qp_ex wrappers. On a recording QP (emulation on, state.h) a batch
+// is recorded from wr_start to wr_complete and replayed into the provider
+// after the waits (wr_recording.h), so nothing waits under the provider's
+// send-queue lock. On a direct QP (the report alone, or a QP made through
+// mlx5dv, whose mlx5dv_wr_* calls need the provider's batch open) the calls
+// go straight through, counting the batch's WRs and bytes, and wr_complete
+// runs the emulation step before the provider's. Slots and wrappers come
+// from the lists in qp_ex_slots.h.
 #include <errno.h>
 
 #include "shim/internal/data_path.h"
 #include "shim/internal/qp_ex_slots.h"
 #include "shim/internal/state.h"
+#include "shim/internal/wr_recording.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -14,6 +20,12 @@ QpState* FindQpx(ibv_qp_ex* qpx) {
   ThreadCache* c = tl_cache;
   if (c != nullptr && c->wr_qpx == qpx) return c->wr_q;
   return E().qps.Find(&qpx->qp_base);
+}
+
+// The calling thread's open recording on `qpx`, if any.
+WrRecording* Recording(const ibv_qp_ex* qpx) {
+  ThreadCache* c = tl_cache;
+  return c != nullptr ? c->recordings.Find(qpx) : nullptr;
 }
 
 // The provider's functions for a QP whose state is gone (being destroyed):
@@ -27,25 +39,60 @@ const QpExSlots* Fallback(ibv_qp_ex* qpx) {
   return &c->qp_ex_fallback;
 }
 
+// The provider's functions for `qpx` on the direct path; nullptr only when
+// neither the QP's nor its context's are known.
+const QpExSlots* Direct(ibv_qp_ex* qpx, QpState** q) {
+  *q = FindQpx(qpx);
+  return *q != nullptr ? &(*q)->provider : Fallback(qpx);
+}
+
 void AddBytes(QpState* q, uint64_t b) { q->batch.AddBytes(b); }
 
 void ResetBatch(QpState* q) { q->batch = PostShape{}; }
 
-#define VERBSEMU_OP_WRAPPER(slot, flow, since, params, args) \
-  void slot##_wrapper params {                               \
-    QpState* q = FindQpx(qpx);                               \
-    if (q == nullptr) return;                                \
-    q->batch.Begin(flow);                                    \
-    q->provider.slot args;                                   \
+// Opcodes: recorded, or counted and forwarded.
+#define VERBSEMU_OP_WRAPPER(slot, flow, since, keep, params, args) \
+  void slot##_wrapper params {                                     \
+    if (WrRecording* r = Recording(qpx)) {                         \
+      keep;                                                        \
+      r->shape.Begin(flow);                                        \
+      r->Add<&QpExSlots::slot> args; /* NOLINT */                  \
+      return;                                                      \
+    }                                                              \
+    QpState* q = nullptr;                                          \
+    const QpExSlots* p = Direct(qpx, &q);                          \
+    if (q != nullptr) q->batch.Begin(flow);                        \
+    if (p != nullptr && p->slot != nullptr) p->slot args;          \
   }
 VERBSEMU_QP_EX_OPS(VERBSEMU_OP_WRAPPER)
 #undef VERBSEMU_OP_WRAPPER
 
+// Addressing setters: installed on recording QPs only.
+#define VERBSEMU_SETTER_WRAPPER(slot, since, params, args) \
+  void slot##_wrapper params {                             \
+    if (WrRecording* r = Recording(qpx)) {                 \
+      r->Add<&QpExSlots::slot> args; /* NOLINT */          \
+      return;                                              \
+    }                                                      \
+    QpState* q = nullptr;                                  \
+    const QpExSlots* p = Direct(qpx, &q);                  \
+    if (p != nullptr && p->slot != nullptr) p->slot args;  \
+  }
+VERBSEMU_QP_EX_SETTERS(VERBSEMU_SETTER_WRAPPER)
+#undef VERBSEMU_SETTER_WRAPPER
+
+// Data setters: recorded with a copy of what they point to, or counted and
+// forwarded.
 void WrSetSge(ibv_qp_ex* qpx, uint32_t lkey, uint64_t addr, uint32_t length) {
-  QpState* q = FindQpx(qpx);
-  if (q == nullptr) return;
-  AddBytes(q, length);
-  q->provider.wr_set_sge(qpx, lkey, addr, length);
+  if (WrRecording* r = Recording(qpx)) {
+    r->shape.AddBytes(length);
+    r->Add<&QpExSlots::wr_set_sge>(qpx, lkey, addr, length);
+    return;
+  }
+  QpState* q = nullptr;
+  const QpExSlots* p = Direct(qpx, &q);
+  if (q != nullptr) AddBytes(q, length);
+  if (p != nullptr) p->wr_set_sge(qpx, lkey, addr, length);
 }
 
 // ibv_sge and ibv_data_buf both carry a `length`.
@@ -57,25 +104,48 @@ uint64_t TotalLength(const Piece* pieces, size_t n) {
 }
 
 void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
-  QpState* q = FindQpx(qpx);
-  if (q == nullptr) return;
-  AddBytes(q, TotalLength(sg_list, num_sge));
-  q->provider.wr_set_sge_list(qpx, num_sge, sg_list);
+  if (WrRecording* r = Recording(qpx)) {
+    r->shape.AddBytes(TotalLength(sg_list, num_sge));
+    r->Add<&QpExSlots::wr_set_sge_list>(qpx, num_sge,
+                                        r->Keep(sg_list, num_sge));
+    return;
+  }
+  QpState* q = nullptr;
+  const QpExSlots* p = Direct(qpx, &q);
+  if (q != nullptr) AddBytes(q, TotalLength(sg_list, num_sge));
+  if (p != nullptr) p->wr_set_sge_list(qpx, num_sge, sg_list);
 }
 
+// Inline data is the application's to reuse once the call returns.
 void WrSetInlineData(ibv_qp_ex* qpx, void* addr, size_t length) {
-  QpState* q = FindQpx(qpx);
-  if (q == nullptr) return;
-  AddBytes(q, length);
-  q->provider.wr_set_inline_data(qpx, addr, length);
+  if (WrRecording* r = Recording(qpx)) {
+    r->shape.AddBytes(length);
+    void* copy = r->Keep(static_cast<char*>(addr), length);
+    r->Add<&QpExSlots::wr_set_inline_data>(qpx, copy, length);
+    return;
+  }
+  QpState* q = nullptr;
+  const QpExSlots* p = Direct(qpx, &q);
+  if (q != nullptr) AddBytes(q, length);
+  if (p != nullptr) p->wr_set_inline_data(qpx, addr, length);
 }
 
 void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
                          const ibv_data_buf* buf_list) {
-  QpState* q = FindQpx(qpx);
-  if (q == nullptr) return;
-  AddBytes(q, TotalLength(buf_list, num_buf));
-  q->provider.wr_set_inline_data_list(qpx, num_buf, buf_list);
+  if (WrRecording* r = Recording(qpx)) {
+    r->shape.AddBytes(TotalLength(buf_list, num_buf));
+    ibv_data_buf* copy = r->Keep(const_cast<ibv_data_buf*>(buf_list), num_buf);
+    for (size_t i = 0; i < num_buf; ++i) {
+      copy[i].addr = r->Keep(static_cast<char*>(copy[i].addr), copy[i].length);
+    }
+    r->Add<&QpExSlots::wr_set_inline_data_list>(
+        qpx, num_buf, static_cast<const ibv_data_buf*>(copy));
+    return;
+  }
+  QpState* q = nullptr;
+  const QpExSlots* p = Direct(qpx, &q);
+  if (q != nullptr) AddBytes(q, TotalLength(buf_list, num_buf));
+  if (p != nullptr) p->wr_set_inline_data_list(qpx, num_buf, buf_list);
 }
 
 int WrComplete(ibv_qp_ex* qpx);
@@ -89,7 +159,15 @@ void WrStart(ibv_qp_ex* qpx) {
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
   // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
   if (qpx->wr_complete != WrComplete) {
-    WrapQpEx(qpx, &q->provider, Real().rdma_core_version, E().wrap.bytes);
+    WrapQpEx(qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
+  }
+  if (q->record_batches) {
+    // Serializes this QP's batches as the provider's lock would: the
+    // application writes qpx->wr_id and wr_flags between wr_start and
+    // wr_complete. Released in wr_complete or wr_abort.
+    q->batch_mu.lock();
+    Cache()->recordings.Open(qpx, q->provider, q);
+    return;
   }
   ResetBatch(q);
   // The first one-way latency is waited here, before the provider takes its
@@ -105,6 +183,41 @@ void WrStart(ibv_qp_ex* qpx) {
   c->wr_q = q;
 }
 
+// The QP state whose batch lock the recording holds, or nullptr when the
+// QP was destroyed meanwhile (its lock and state went with it).
+QpState* LockOwner(const WrRecording& r, ibv_qp_ex* qpx) {
+  QpState* q = E().qps.Find(&qpx->qp_base);
+  return q == r.owner() ? q : nullptr;
+}
+
+// A recorded batch: the waits with no lock held, then the replay under the
+// batch lock (the provider takes its own inside).
+int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
+  Engine& e = E();
+  const uint64_t t0 = emulate::ReadTsc();
+  QpState* q = LockOwner(*r, qpx);
+  if (q == nullptr) return r->Replay(qpx);
+  const PostShape shape = r->shape;
+  q->batch_mu.unlock();
+  const uint64_t waited = e.emulating ? EmulateBeforePost(q, t0, shape) : 0;
+  q->batch_mu.lock();
+  const uint64_t t1 = emulate::ReadTsc();
+  const int rc = r->Replay(qpx);
+  q->batch_mu.unlock();
+  if (!e.wrap.bytes) return rc;  // latency alone: nothing counted
+  ThreadCache* tc = Cache();
+  const bool sample = (++tc->sample_tick & kSampleMask) == 0;
+  const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
+  if (rc == 0) {
+    Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
+  } else {
+    Account(tc, &q->stats, 0, 0, waited);
+    q->stats.failed_posts.Add(1);
+  }
+  if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
+  return rc;
+}
+
 // Latency alone: nothing is counted, and a batch owes a wait only for a
 // READ or atomic in it (its first leg was waited at wr_start).
 int WrCompleteDelayOnly(QpState* q, ibv_qp_ex* qpx) {
@@ -116,6 +229,7 @@ int WrCompleteDelayOnly(QpState* q, ibv_qp_ex* qpx) {
 }
 
 int WrComplete(ibv_qp_ex* qpx) {
+  if (WrRecording* r = Recording(qpx)) return CompleteRecorded(r, qpx);
   Engine& e = E();
   const bool counting = e.wrap.bytes;
   const bool emulating = e.emulating;
@@ -147,7 +261,15 @@ int WrComplete(ibv_qp_ex* qpx) {
   return rc;
 }
 
+// A recorded batch never reached the provider, so there is nothing of the
+// provider's to abort.
 void WrAbort(ibv_qp_ex* qpx) {
+  if (WrRecording* r = Recording(qpx)) {
+    QpState* q = LockOwner(*r, qpx);
+    r->Close();
+    if (q != nullptr) q->batch_mu.unlock();
+    return;
+  }
   QpState* q = FindQpx(qpx);
   if (q == nullptr) {
     if (const QpExSlots* f = Fallback(qpx)) f->wr_abort(qpx);
@@ -161,20 +283,26 @@ void WrAbort(ibv_qp_ex* qpx) {
 }  // namespace
 
 void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
-              bool count_bytes) {
-#define VERBSEMU_WRAP(slot, wrapper, since, counts)                 \
-  if ((count_bytes || !(counts)) && rdma_core_version >= (since) && \
-      qpx->slot != nullptr && qpx->slot != (wrapper)) {             \
-    provider->slot = qpx->slot;                                     \
-    qpx->slot = (wrapper);                                          \
+              QpExLevel level) {
+#define VERBSEMU_WRAP(slot, wrapper, since, needs)        \
+  if (level >= (needs) && rdma_core_version >= (since) && \
+      qpx->slot != nullptr && qpx->slot != (wrapper)) {   \
+    provider->slot = qpx->slot;                           \
+    qpx->slot = (wrapper);                                \
   }
-// Round-trip opcodes (READ, atomics) are always wrapped: the latency alone
-// needs to know a batch owes two one-way latencies.
-#define VERBSEMU_WRAP_OP(slot, flow, since, params, args) \
-  VERBSEMU_WRAP(slot, slot##_wrapper, since, (flow) != Flow::kIn)
+// Round-trip opcodes (READ, atomics) are wrapped from the lowest level: the
+// latency alone needs to know a batch owes two one-way latencies.
+#define VERBSEMU_WRAP_OP(slot, flow, since, keep, params, args) \
+  VERBSEMU_WRAP(                                                \
+      slot, slot##_wrapper, since,                              \
+      (flow) == Flow::kIn ? QpExLevel::kRoundTrips : QpExLevel::kCount)
+#define VERBSEMU_WRAP_SETTER(slot, since, params, args) \
+  VERBSEMU_WRAP(slot, slot##_wrapper, since, QpExLevel::kRecord)
   VERBSEMU_QP_EX_OPS(VERBSEMU_WRAP_OP)
+  VERBSEMU_QP_EX_SETTERS(VERBSEMU_WRAP_SETTER)
   VERBSEMU_QP_EX_CALLS(VERBSEMU_WRAP)
 #undef VERBSEMU_WRAP_OP
+#undef VERBSEMU_WRAP_SETTER
 #undef VERBSEMU_WRAP
 }
 
@@ -182,6 +310,7 @@ void UnwrapQpEx(ibv_qp_ex* qpx, const QpExSlots& provider) {
 #define VERBSEMU_UNWRAP(slot, ...) \
   if (provider.slot != nullptr) qpx->slot = provider.slot;
   VERBSEMU_QP_EX_OPS(VERBSEMU_UNWRAP)
+  VERBSEMU_QP_EX_SETTERS(VERBSEMU_UNWRAP)
   VERBSEMU_QP_EX_CALLS(VERBSEMU_UNWRAP)
 #undef VERBSEMU_UNWRAP
 }

@@ -170,7 +170,8 @@ ContextState* RegisterContext(ibv_context* ctx) {
   return raw;
 }
 
-QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops) {
+QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
+                    QpOrigin origin) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
@@ -179,10 +180,11 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops) {
   q->ctx = c;
   q->qpn = qp->qp_num;
   q->type = qp->qp_type;
+  q->record_batches = e.emulating && origin == QpOrigin::kVerbs;
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
     if (q->qpx) {
-      WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, e.wrap.bytes);
+      WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
     }
     if (q->qpx && !c->has_qp_ex_fallback.load(std::memory_order_relaxed)) {
       c->qp_ex_fallback = q->provider;
@@ -238,7 +240,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   // its real wr_complete at RTS and its error variant at RESET): wrap what
   // they installed, so the shim always calls the provider's current function.
   if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
-    WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, E().wrap.bytes);
+    WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
   }
   OnQpTrafficModified(q, attr, attr_mask);
   if (rtr) AttachLink(q);

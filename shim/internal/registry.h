@@ -31,7 +31,11 @@ class OwnContextScope {
 // otherwise. Calibrates the TSC on the first device.
 ContextState* RegisterContext(ibv_context* ctx);
 // `with_send_ops`: the QP has ibv_qp_ex send ops whose slots get wrapped.
-QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops);
+// Where a QP was made: mlx5dv_create_qp's QPs may take mlx5dv_wr_* calls
+// inside an ibv_wr_* batch, so their batches are never recorded.
+enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs };
+QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
+                    QpOrigin origin = QpOrigin::kVerbs);
 // A QP the shim did not see being created (e.g. through a privately loaded
 // libibverbs): learnt on first post.
 QpState* AdoptQp(ibv_qp* qp);

@@ -73,8 +73,14 @@ struct QpState {
   ibv_qp_type type = IBV_QPT_RC;
   ibv_qp_ex* qpx = nullptr;
   QpExSlots provider;  // the provider's ibv_qp_ex functions
-  // ibv_wr_* batch; serialized by the provider's send-queue lock, which it
-  // holds from wr_start to wr_complete/wr_abort.
+  // ibv_wr_* batches are recorded and replayed after the waits (emulation
+  // on; not for a QP made through mlx5dv, whose mlx5dv_wr_* calls need the
+  // provider's batch open). Recorded batches are serialized by batch_mu,
+  // held from wr_start to wr_complete/wr_abort except during the waits.
+  bool record_batches = false;
+  std::mutex batch_mu;
+  // A direct ibv_wr_* batch; serialized by the provider's send-queue lock,
+  // which it holds from wr_start to wr_complete/wr_abort.
   PostShape batch;
   // Connection attributes, learnt at RTR.
   std::mutex mu;
@@ -146,6 +152,12 @@ struct Engine {
 __attribute__((always_inline)) inline Engine& E() {
   static NoDestructor<Engine> engine;
   return *engine.get();
+}
+
+// How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).
+inline QpExLevel LevelOf(const QpState& q) {
+  if (q.record_batches) return QpExLevel::kRecord;
+  return E().wrap.bytes ? QpExLevel::kCount : QpExLevel::kRoundTrips;
 }
 
 // One line on stderr, prefixed "verbsemu: ".

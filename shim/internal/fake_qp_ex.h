@@ -1,0 +1,31 @@
+// The fake device's ibv_qp_ex: a batch is built under the QP's send-queue
+// lock from wr_start to wr_complete or wr_abort, as mlx5 and rxe do, and
+// the fake notes how long that lock was held and any builder call made
+// outside a batch (a provider would write into a WQE it never started).
+#ifndef VERBSEMU_SHIM_INTERNAL_FAKE_QP_EX_H_
+#define VERBSEMU_SHIM_INTERNAL_FAKE_QP_EX_H_
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+
+#include "shim/internal/fake_device.h"
+
+namespace verbsemu::shim::internal {
+
+// Fills the fake provider's slots (some stay NULL, as for a provider
+// without them).
+void InstallFakeQpEx(ibv_qp_ex& x);
+// What mlx5 does to wr_complete on a move to `state` (Personality::kMlx5).
+void ApplyFakePersonality(FakeQp* q, ibv_qp_state state);
+
+// Shared with the fake's post_send.
+void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
+                  ibv_wc_status status = IBV_WC_SUCCESS);
+// Counts one post reaching the device at `tsc`; false when the device is a
+// null device that drops everything.
+bool StampPost(FakeDevice* d, uint64_t tsc);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_FAKE_QP_EX_H_

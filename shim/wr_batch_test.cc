@@ -1,0 +1,230 @@
+// ibv_wr_* batches under emulation are recorded and replayed after the
+// waits: no wait may run while the provider holds its send-queue lock (from
+// wr_start to wr_complete), and the provider must receive each batch
+// exactly as the application built it, even when the application reuses
+// its buffers before wr_complete or builds on several QPs at once.
+#include <gtest/gtest.h>
+#include <infiniband/verbs.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emulate/tsc.h"
+#include "shim/internal/shim_fixture.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+class WrBatchTest : public ShimTest {
+ protected:
+  // The post's arrival at the device, after wr_complete was entered at t0.
+  static uint64_t DeviceDelay(FakeDevice& d, uint64_t t0) {
+    return d.last_post_tsc.load() - t0;
+  }
+  static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
+};
+
+// A READ owes two one-way latencies; a 4 ms total wait must happen before
+// the provider's wr_start, not between it and wr_complete.
+TEST_F(WrBatchTest, ReadsSecondLegIsNotWaitedUnderTheProvidersLock) {
+  for (const bool report : {true, false}) {
+    SCOPED_TRACE(report ? "with the report" : "latency alone");
+    ResetForTesting();
+    Settings s;
+    s.engine.latency_ns = 2'000'000;
+    if (report) s.report = "stderr";
+    Configure(s);
+    FakeDevice d("fake0");
+    FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+    ibv_wr_start(e.qpx);
+    ibv_wr_rdma_read(e.qpx, 1, 0x2000);
+    ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+    const uint64_t t0 = emulate::ReadTsc();
+    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+    EXPECT_GE(DeviceDelay(d, t0), Ticks(4'000'000) - Ticks(50'000));
+    EXPECT_LT(d.sq_held_max_ticks.load(), Ticks(1'000'000));
+    EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+    DestroyQp(e.qp);
+  }
+}
+
+// Pacing 256 KiB at 1 Gbit/s is a 2 ms wait, also outside the lock; so is
+// the latency on the mlx5 personality after a RESET cycle.
+TEST_F(WrBatchTest, PacingWaitIsNotUnderTheProvidersLock) {
+  ConfigureBandwidth("1Gbit/s", 0, emulate::BwMode::kPace, 100e9);
+  FakeDevice d("fake0");
+  FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+  for (int i = 0; i < 3; ++i) {
+    ibv_wr_start(e.qpx);
+    ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+    ibv_wr_set_sge(e.qpx, 1, 0x1000, 256 * 1024);
+    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+  }
+  // Three 2.1 ms messages on a 1 Gbit/s link: paced apart.
+  const std::vector<PostRecord> posts = d.Posts();
+  ASSERT_EQ(posts.size(), 3u);
+  EXPECT_GE(posts[2].tsc - posts[0].tsc, Ticks(2'000'000));
+  EXPECT_LT(d.sq_held_max_ticks.load(), Ticks(1'000'000));
+}
+
+TEST_F(WrBatchTest, Mlx5PersonalityAfterResetWaitsOutsideTheLock) {
+  ConfigureLatency(2'000'000);
+  FakeDevice d("mlx5_0");
+  d.personality = Personality::kMlx5;
+  FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_RESET;
+  ASSERT_EQ(ModifyQp(e.qp, &a, IBV_QP_STATE), 0);
+  Connect(e.qp);
+  ibv_wr_start(e.qpx);
+  ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+  ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+  const uint64_t t0 = emulate::ReadTsc();
+  ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+  EXPECT_GE(DeviceDelay(d, t0), Ticks(2'000'000) - Ticks(50'000));
+  EXPECT_LT(d.sq_held_max_ticks.load(), Ticks(1'000'000));
+  EXPECT_EQ(d.complete_errors.load(), 0u);
+}
+
+// One batch of every kind of data, its buffers overwritten before
+// wr_complete; the provider must see what a native post of the same batch
+// shows it.
+void BuildMixedBatch(ibv_qp_ex* x, bool scribble) {
+  ibv_sge sges[2] = {{0x1000, 100, 7}, {0x3000, 200, 7}};
+  char text[] = "inline payload";
+  char part1[] = "first", part2[] = "second part";
+  ibv_data_buf bufs[2] = {{part1, 5}, {part2, 11}};
+  uint64_t atomic_value = 0x1122334455667788;
+  ibv_wr_start(x);
+  x->wr_id = 1;
+  x->wr_flags = IBV_SEND_SIGNALED;
+  ibv_wr_rdma_write(x, 1, 0x2000);
+  ibv_wr_set_sge_list(x, 2, sges);
+  x->wr_id = 2;
+  x->wr_flags = 0;
+  ibv_wr_send(x);
+  ibv_wr_set_inline_data(x, text, sizeof text - 1);
+  ibv_wr_set_ud_addr(x, nullptr, 77, 0x11111111);
+  x->wr_id = 3;
+  ibv_wr_send_imm(x, 0x5);
+  ibv_wr_set_inline_data_list(x, 2, bufs);
+  x->wr_id = 4;
+  x->wr_flags = IBV_SEND_SIGNALED;
+  ibv_wr_atomic_write(x, 1, 0x4000, &atomic_value);
+  if (scribble) {
+    std::memset(sges, 0, sizeof sges);
+    std::memset(text, '#', sizeof text);
+    std::memset(part1, '#', sizeof part1);
+    std::memset(part2, '#', sizeof part2);
+    bufs[0].length = 0;
+    atomic_value = 0;
+    x->wr_id = 999;
+  }
+  ASSERT_EQ(ibv_wr_complete(x), 0);
+}
+
+std::string Describe(const std::vector<PostRecord>& posts) {
+  std::string s;
+  for (const PostRecord& p : posts) {
+    s += std::to_string(p.wr_id) + " op" + std::to_string(p.opcode) + " " +
+         std::to_string(p.bytes) + "B qpn" + std::to_string(p.remote_qpn) +
+         " #" + std::to_string(p.digest) + "\n";
+  }
+  return s;
+}
+
+TEST_F(WrBatchTest, ProviderSeesTheBatchAsBuiltThoughBuffersWereReused) {
+  FakeDevice native("fake0");
+  FakeQpEnv n = MakeFakeQp(native, {.through_shim = false, .wr_api = true});
+  BuildMixedBatch(n.qpx, /*scribble=*/false);
+  ConfigureLatency(5'000);
+  FakeDevice d("fake1");
+  FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+  BuildMixedBatch(e.qpx, /*scribble=*/true);
+  EXPECT_EQ(Describe(d.Posts()), Describe(native.Posts()));
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+  ibv_wc wc[4];
+  EXPECT_EQ(ibv_poll_cq(e.cq, 4, wc), 2) << "WRs 1 and 4 were signaled";
+}
+
+TEST_F(WrBatchTest, AbortedBatchNeverReachesTheProvider) {
+  ConfigureLatency(5'000);
+  FakeDevice d("fake0");
+  FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+  ibv_wr_start(e.qpx);
+  e.qpx->wr_id = 1;
+  ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+  ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+  ibv_wr_abort(e.qpx);
+  ibv_wr_start(e.qpx);
+  e.qpx->wr_id = 2;
+  ibv_wr_send(e.qpx);
+  ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+  const std::vector<PostRecord> posts = d.Posts();
+  ASSERT_EQ(posts.size(), 1u);
+  EXPECT_EQ(posts[0].wr_id, 2u);
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+  EXPECT_EQ(Counters(e.qp).wrs, 1u);
+}
+
+TEST_F(WrBatchTest, BatchesOnTwoQpsBuiltAtOnce) {
+  ConfigureLatency(5'000);
+  FakeDevice d("fake0");
+  FakeQpEnv a = MakeQp(d, /*wr_api=*/true);
+  FakeQpEnv b = MakeQp(d, /*wr_api=*/true);
+  ibv_wr_start(a.qpx);
+  ibv_wr_start(b.qpx);
+  a.qpx->wr_id = 10;
+  ibv_wr_rdma_write(a.qpx, 1, 0x2000);
+  b.qpx->wr_id = 20;
+  ibv_wr_send(b.qpx);
+  ibv_wr_set_sge(a.qpx, 1, 0x1000, 100);
+  ibv_wr_set_sge(b.qpx, 1, 0x1000, 200);
+  ASSERT_EQ(ibv_wr_complete(b.qpx), 0);
+  ASSERT_EQ(ibv_wr_complete(a.qpx), 0);
+  std::map<uint64_t, uint64_t> bytes_of;
+  for (const PostRecord& p : d.Posts()) bytes_of[p.wr_id] = p.bytes;
+  EXPECT_EQ(bytes_of, (std::map<uint64_t, uint64_t>{{10, 100}, {20, 200}}));
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+}
+
+// Threads sharing one QP: each batch carries its own thread's wr_id (the
+// application writes qpx->wr_id between wr_start and wr_complete), once.
+TEST_F(WrBatchTest, ThreadsSharingOneQpKeepTheirOwnWrIds) {
+  ConfigureLatency(2'000);
+  FakeDevice d("fake0");
+  FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+  constexpr int kThreads = 4;
+  constexpr uint64_t kBatches = 300;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&e, t] {
+      for (uint64_t i = 0; i < kBatches; ++i) {
+        ibv_wr_start(e.qpx);
+        e.qpx->wr_id = (static_cast<uint64_t>(t) << 32) | i;
+        ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+        ibv_wr_set_sge(e.qpx, 1, 0x1000, 64 + t);
+        EXPECT_EQ(ibv_wr_complete(e.qpx), 0);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  std::vector<uint64_t> next(kThreads, 0);
+  for (const PostRecord& p : d.Posts()) {
+    const uint64_t t = p.wr_id >> 32;
+    ASSERT_LT(t, static_cast<uint64_t>(kThreads));
+    EXPECT_EQ(p.wr_id & 0xffffffff, next[t]) << "thread " << t;
+    EXPECT_EQ(p.bytes, 64 + t) << "thread " << t;
+    ++next[t];
+  }
+  for (uint64_t n : next) EXPECT_EQ(n, kBatches);
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+}
+
+}  // namespace
+}  // namespace verbsemu::shim::internal
