@@ -10,6 +10,7 @@
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
+#include "shim/internal/wr_recording.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -61,6 +62,7 @@ void ConfigureWithCalibration(const Settings& settings,
   e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
   e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.tsc_read_cost = MeasureTscReadCost();
+  e.recording_ticks = e.emulating ? MeasureRecordingTicks() : 0;
 }
 
 void Configure(const Settings& settings, const std::string& error) {

@@ -137,6 +137,7 @@ struct Engine {
   bool calibrated = false;
   emulate::DelayModel delay;
   uint64_t tsc_read_cost = 0;
+  uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
   std::atomic<bool> warned_rate{false}, warned_pad{false};

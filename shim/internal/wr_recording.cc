@@ -1,6 +1,9 @@
 #include "shim/internal/wr_recording.h"
 
 #include <algorithm>
+#include <mutex>
+
+#include "emulate/tsc.h"
 
 namespace verbsemu::shim::internal {
 
@@ -61,6 +64,46 @@ WrRecording* WrRecordings::Open(ibv_qp_ex* qpx, const QpExSlots& provider,
     r = all_.emplace_back(std::make_unique<WrRecording>()).get();
   r->Open(qpx, provider, owner);
   return r;
+}
+
+namespace {
+
+void ReturnAtOnce(ibv_qp_ex* /*qpx*/) {}
+int CompleteAtOnce(ibv_qp_ex* /*qpx*/) { return 0; }
+void WriteAtOnce(ibv_qp_ex* /*qpx*/, uint32_t /*rkey*/, uint64_t /*addr*/) {}
+void SgeAtOnce(ibv_qp_ex* /*qpx*/, uint32_t /*lkey*/, uint64_t /*addr*/,
+               uint32_t /*length*/) {}
+
+}  // namespace
+
+uint64_t MeasureRecordingTicks() {
+  QpExSlots provider;
+  provider.wr_start = ReturnAtOnce;
+  provider.wr_complete = CompleteAtOnce;
+  provider.wr_rdma_write = WriteAtOnce;
+  provider.wr_set_sge = SgeAtOnce;
+  ibv_qp_ex qpx{};
+  WrRecordings recordings;
+  std::mutex batch_mu;
+  std::vector<uint64_t> ticks(501);
+  for (uint64_t& t : ticks) {
+    const uint64_t t0 = emulate::ReadTsc();
+    batch_mu.lock();
+    WrRecording* r = recordings.Open(&qpx, provider, nullptr);
+    r->shape.Begin(Flow::kOut);
+    r->Add<&QpExSlots::wr_rdma_write>(&qpx, uint32_t{1}, uint64_t{0x2000});
+    r->shape.AddBytes(64);
+    r->Add<&QpExSlots::wr_set_sge>(&qpx, uint32_t{1}, uint64_t{0x1000},
+                                   uint32_t{64});
+    batch_mu.unlock();
+    batch_mu.lock();
+    r->Replay(&qpx);
+    batch_mu.unlock();
+    t = emulate::ReadTsc() - t0;
+  }
+  std::nth_element(ticks.begin(), ticks.begin() + ticks.size() / 2,
+                   ticks.end());
+  return ticks[ticks.size() / 2];
 }
 
 }  // namespace verbsemu::shim::internal
