@@ -40,6 +40,15 @@ mlx5dv_devx_obj* FakeDevxObjCreate(ibv_context*, const void*, size_t, void*,
 
 class DirectVerbsTest : public ShimTest {
  protected:
+  // An RC QP's attributes on `r`'s PD and CQ.
+  static ibv_qp_init_attr_ex RcAttr(const Res& r) {
+    ibv_qp_init_attr_ex attr{};
+    attr.send_cq = r.cq;
+    attr.recv_cq = r.cq;
+    attr.qp_type = IBV_QPT_RC;
+    attr.pd = r.pd;
+    return attr;
+  }
   void SetUp() override {
     ShimTest::SetUp();
     RealVerbs fake = FakeDevice::MakeRealVerbs();
@@ -92,11 +101,7 @@ TEST_F(DirectVerbsTest, DirectVerbsObjectsAreCountedAndWarnedAbout) {
   Configure(Latency());
   FakeDevice d("mlx5_0");
   Res r = MakeQp(d, false);
-  ibv_qp_init_attr_ex attr{};
-  attr.send_cq = r.cq;
-  attr.recv_cq = r.cq;
-  attr.qp_type = IBV_QPT_RC;
-  attr.pd = r.pd;
+  ibv_qp_init_attr_ex attr = RcAttr(r);
   attr.comp_mask = IBV_QP_INIT_ATTR_PD;
   ibv_qp* qp = Mlx5dvCreateQp(r.ctx, &attr, nullptr);
   ASSERT_NE(qp, nullptr);
@@ -115,11 +120,7 @@ TEST_F(DirectVerbsTest, Mlx5dvQpBatchesOpenTheProvidersBatchAtWrStart) {
   Configure(Latency());
   FakeDevice d("mlx5_0");
   Res r = MakeQp(d, false);
-  ibv_qp_init_attr_ex attr{};
-  attr.send_cq = r.cq;
-  attr.recv_cq = r.cq;
-  attr.qp_type = IBV_QPT_RC;
-  attr.pd = r.pd;
+  ibv_qp_init_attr_ex attr = RcAttr(r);
   attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
   attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE;
   ibv_qp* qp = Mlx5dvCreateQp(r.ctx, &attr, nullptr);

@@ -192,6 +192,17 @@ QpState* LockOwner(const WrRecording& r, ibv_qp_ex* qpx) {
   return q == r.owner() ? q : nullptr;
 }
 
+// Counts a batch the provider took (rc 0) or refused, with its wait.
+void AccountBatch(ThreadCache* tc, QpState* q, const PostShape& shape, int rc,
+                  uint64_t waited) {
+  if (rc == 0) {
+    Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
+  } else {
+    Account(tc, &q->stats, 0, 0, waited);
+    q->stats.failed_posts.Add(1);
+  }
+}
+
 // A recorded batch: the waits with no lock held, then the replay under the
 // batch lock (the provider takes its own inside).
 int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
@@ -213,12 +224,7 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
   ThreadCache* tc = Cache();
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
   const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
-  if (rc == 0) {
-    Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
-  } else {
-    Account(tc, &q->stats, 0, 0, waited);
-    q->stats.failed_posts.Add(1);
-  }
+  AccountBatch(tc, q, shape, rc, waited);
   if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
   return rc;
 }
@@ -256,12 +262,7 @@ int WrComplete(ibv_qp_ex* qpx) {
   const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
   const int rc = q->provider.wr_complete(qpx);
   const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
-  if (rc == 0) {
-    Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
-  } else {
-    Account(tc, &q->stats, 0, 0, waited);
-    q->stats.failed_posts.Add(1);
-  }
+  AccountBatch(tc, q, shape, rc, waited);
   if (sample) RecordPostOverhead(q, t0, waited_here, t1, t2);
   return rc;
 }
