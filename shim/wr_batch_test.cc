@@ -26,6 +26,21 @@ class WrBatchTest : public ShimTest {
     return d.last_post_tsc.load() - t0;
   }
   static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
+  // One READ or WRITE of `bytes` in an ibv_wr_* batch; returns the time
+  // from the wr_complete call to the post's arrival at the device.
+  static uint64_t PostOne(FakeDevice& d, ibv_qp_ex* x, ibv_wr_opcode op,
+                          uint32_t bytes) {
+    ibv_wr_start(x);
+    if (op == IBV_WR_RDMA_READ) {
+      ibv_wr_rdma_read(x, 1, 0x2000);
+    } else {
+      ibv_wr_rdma_write(x, 1, 0x2000);
+    }
+    ibv_wr_set_sge(x, 1, 0x1000, bytes);
+    const uint64_t t0 = emulate::ReadTsc();
+    EXPECT_EQ(ibv_wr_complete(x), 0);
+    return DeviceDelay(d, t0);
+  }
 };
 
 // A READ owes two one-way latencies; a 4 ms total wait must happen before
@@ -40,12 +55,8 @@ TEST_F(WrBatchTest, ReadsSecondLegIsNotWaitedUnderTheProvidersLock) {
     Configure(s);
     FakeDevice d("fake0");
     FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
-    ibv_wr_start(e.qpx);
-    ibv_wr_rdma_read(e.qpx, 1, 0x2000);
-    ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
-    const uint64_t t0 = emulate::ReadTsc();
-    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
-    EXPECT_GE(DeviceDelay(d, t0), Ticks(4'000'000) - Ticks(50'000));
+    EXPECT_GE(PostOne(d, e.qpx, IBV_WR_RDMA_READ, 64),
+              Ticks(4'000'000) - Ticks(50'000));
     EXPECT_LT(d.sq_held_max_ticks.load(), Ticks(1'000'000));
     EXPECT_EQ(d.calls_outside_batch.load(), 0u);
     DestroyQp(e.qp);
@@ -58,12 +69,7 @@ TEST_F(WrBatchTest, PacingWaitIsNotUnderTheProvidersLock) {
   ConfigureBandwidth("1Gbit/s", 0, emulate::BwMode::kPace, 100e9);
   FakeDevice d("fake0");
   FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
-  for (int i = 0; i < 3; ++i) {
-    ibv_wr_start(e.qpx);
-    ibv_wr_rdma_write(e.qpx, 1, 0x2000);
-    ibv_wr_set_sge(e.qpx, 1, 0x1000, 256 * 1024);
-    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
-  }
+  for (int i = 0; i < 3; ++i) PostOne(d, e.qpx, IBV_WR_RDMA_WRITE, 256 * 1024);
   // Three 2.1 ms messages on a 1 Gbit/s link: paced apart.
   const std::vector<PostRecord> posts = d.Posts();
   ASSERT_EQ(posts.size(), 3u);
@@ -80,12 +86,8 @@ TEST_F(WrBatchTest, Mlx5PersonalityAfterResetWaitsOutsideTheLock) {
   a.qp_state = IBV_QPS_RESET;
   ASSERT_EQ(ModifyQp(e.qp, &a, IBV_QP_STATE), 0);
   Connect(e.qp);
-  ibv_wr_start(e.qpx);
-  ibv_wr_rdma_write(e.qpx, 1, 0x2000);
-  ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
-  const uint64_t t0 = emulate::ReadTsc();
-  ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
-  EXPECT_GE(DeviceDelay(d, t0), Ticks(2'000'000) - Ticks(50'000));
+  EXPECT_GE(PostOne(d, e.qpx, IBV_WR_RDMA_WRITE, 64),
+            Ticks(2'000'000) - Ticks(50'000));
   EXPECT_LT(d.sq_held_max_ticks.load(), Ticks(1'000'000));
   EXPECT_EQ(d.complete_errors.load(), 0u);
 }
