@@ -26,22 +26,23 @@ class DelayModel {
  public:
   DelayModel() = default;
   DelayModel(uint64_t target_ticks, uint64_t fixed_cost_ticks)
-      : target_ticks_(target_ticks),
-        effective_ticks_(target_ticks > fixed_cost_ticks
-                             ? target_ticks - fixed_cost_ticks
-                             : 0) {}
+      : target_ticks_(target_ticks), fixed_cost_ticks_(fixed_cost_ticks) {}
 
   bool enabled() const { return target_ticks_ != 0; }
   uint64_t target_ticks() const { return target_ticks_; }
   // Deadline for a post that entered the shim at `start` and crosses the
   // link `legs` times before it completes (2 for a read: request, response).
   uint64_t Deadline(uint64_t start, uint64_t legs = 1) const {
-    return start + effective_ticks_ + (legs - 1) * target_ticks_;
+    const uint64_t total = legs * target_ticks_;
+    return start + (total > fixed_cost_ticks_ ? total - fixed_cost_ticks_ : 0);
   }
+  // True when even a read's two legs end within the shim's own fixed cost:
+  // there is nothing to wait, so a caller need not read the clock at all.
+  bool WaitsNothing() const { return 2 * target_ticks_ <= fixed_cost_ticks_; }
 
  private:
   uint64_t target_ticks_ = 0;
-  uint64_t effective_ticks_ = 0;
+  uint64_t fixed_cost_ticks_ = 0;
 };
 
 }  // namespace verbsemu::emulate

@@ -38,6 +38,23 @@ TEST(DelayModelTest, FixedCostLargerThanTargetClampsToZero) {
   DelayModel model(30, 40);
   EXPECT_TRUE(model.enabled());
   EXPECT_EQ(model.Deadline(5000), 5000u);
+  // A read's two legs (60) still outlast the fixed cost by 20.
+  EXPECT_EQ(model.Deadline(5000, 2), 5020u);
+  EXPECT_FALSE(model.WaitsNothing());
+}
+
+TEST(DelayModelTest, TwoLegsSubtractTheFixedCostOnce) {
+  DelayModel model(1000, 40);
+  EXPECT_EQ(model.Deadline(5000, 2), 6960u);
+  EXPECT_FALSE(model.WaitsNothing());
+}
+
+TEST(DelayModelTest, TargetWithinFixedCostWaitsNothing) {
+  DelayModel model(20, 40);
+  EXPECT_TRUE(model.enabled());
+  EXPECT_TRUE(model.WaitsNothing());
+  EXPECT_EQ(model.Deadline(5000, 2), 5000u);
+  EXPECT_FALSE(DelayModel(21, 40).WaitsNothing());
 }
 
 TEST(DelayModelTest, ZeroTargetIsDisabled) {
