@@ -55,12 +55,7 @@ void ConfigureWithCalibration(const Settings& settings,
   e.pace = settings.engine.pacing();
   e.pad = settings.engine.padding();
   e.wrap = Wrapping::For(settings);
-  e.cal = cal;
-  e.calibrated = true;
-  e.delay = emulate::DelayModel(cal.NsToTicks(settings.engine.latency_ns),
-                                cal.spin_fixed_cost_ticks);
-  e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
-  e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
+  ApplyCalibration(e, cal);
   e.tsc_read_cost = MeasureTscReadCost();
   e.recording_ticks = e.emulating ? MeasureRecordingTicks() : 0;
 }

@@ -130,12 +130,7 @@ void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
 void EnsureCalibratedLocked() {
   Engine& e = E();
   if (e.calibrated) return;
-  e.cal = emulate::ProcessTscCalibration();
-  e.delay = emulate::DelayModel(e.cal.NsToTicks(e.settings.engine.latency_ns),
-                                e.cal.spin_fixed_cost_ticks);
-  e.wait.sleep_above_ticks = e.cal.NsToTicks(WaitPolicy::kSleepAboveNs);
-  e.wait.spin_tail_ticks = e.cal.NsToTicks(WaitPolicy::kSpinTailNs);
-  e.calibrated = true;
+  ApplyCalibration(e, emulate::ProcessTscCalibration());
 }
 
 OwnContextScope::OwnContextScope() { ++tl_own_context_depth; }

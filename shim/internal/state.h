@@ -155,6 +155,18 @@ __attribute__((always_inline)) inline Engine& E() {
   return *engine.get();
 }
 
+// Installs a TSC calibration: the settings' delay and the wait policy in
+// its ticks.
+inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
+  e.cal = cal;
+  e.delay = emulate::DelayModel(cal.NsToTicks(e.settings.engine.latency_ns),
+                                cal.spin_fixed_cost_ticks);
+  e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
+  e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
+  e.wait.late_ticks.store(0, std::memory_order_relaxed);
+  e.calibrated = true;
+}
+
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).
 inline QpExLevel LevelOf(const QpState& q) {
   if (q.record_batches) return QpExLevel::kRecord;

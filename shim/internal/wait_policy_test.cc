@@ -9,12 +9,13 @@
 namespace verbsemu::shim::internal {
 namespace {
 
-WaitPolicy Policy() {
-  WaitPolicy p;
-  p.sleep_above_ticks = 250;
-  p.spin_tail_ticks = 120;
-  return p;
-}
+class Policy : public WaitPolicy {
+ public:
+  Policy() {
+    sleep_above_ticks = 250;
+    spin_tail_ticks = 120;
+  }
+};
 
 struct RecordingSleep {
   emulate::SimulatedClock* clock;
@@ -28,8 +29,9 @@ struct RecordingSleep {
 TEST(WaitPolicyTest, ShortWaitOnlySpins) {
   emulate::SimulatedClock clock(1000, 1);
   std::vector<uint64_t> slept;
+  Policy policy;
   const uint64_t end =
-      WaitUntil(clock, RecordingSleep{&clock, &slept}, Policy(), 1200);
+      WaitUntil(clock, RecordingSleep{&clock, &slept}, policy, 1200);
   EXPECT_TRUE(slept.empty());
   EXPECT_EQ(end, 1200u);
   EXPECT_EQ(clock.relaxes(), 200u);
@@ -38,8 +40,9 @@ TEST(WaitPolicyTest, ShortWaitOnlySpins) {
 TEST(WaitPolicyTest, LongWaitSleepsThenSpinsTheTail) {
   emulate::SimulatedClock clock(1000, 1);
   std::vector<uint64_t> slept;
+  Policy policy;
   const uint64_t end =
-      WaitUntil(clock, RecordingSleep{&clock, &slept}, Policy(), 2000);
+      WaitUntil(clock, RecordingSleep{&clock, &slept}, policy, 2000);
   ASSERT_EQ(slept.size(), 1u);
   EXPECT_EQ(slept[0], 1000u - 120u);
   EXPECT_EQ(end, 2000u);
@@ -53,7 +56,8 @@ TEST(WaitPolicyTest, OversleepStillEndsAtOrAfterDeadline) {
     slept.push_back(ticks);
     clock.Advance(ticks + 500);  // the kernel woke us late
   };
-  const uint64_t end = WaitUntil(clock, late_sleep, Policy(), 1000);
+  Policy policy;
+  const uint64_t end = WaitUntil(clock, late_sleep, policy, 1000);
   EXPECT_EQ(slept.size(), 1u);
   EXPECT_GE(end, 1000u);
   EXPECT_EQ(clock.relaxes(), 0u);
@@ -62,7 +66,8 @@ TEST(WaitPolicyTest, OversleepStillEndsAtOrAfterDeadline) {
 TEST(WaitPolicyTest, PastDeadlineReturnsAtOnce) {
   emulate::SimulatedClock clock(5000, 1);
   std::vector<uint64_t> slept;
-  EXPECT_EQ(WaitUntil(clock, RecordingSleep{&clock, &slept}, Policy(), 10),
+  Policy policy;
+  EXPECT_EQ(WaitUntil(clock, RecordingSleep{&clock, &slept}, policy, 10),
             5000u);
   EXPECT_TRUE(slept.empty());
   EXPECT_EQ(clock.relaxes(), 0u);
@@ -71,8 +76,60 @@ TEST(WaitPolicyTest, PastDeadlineReturnsAtOnce) {
 TEST(WaitPolicyTest, DefaultPolicyNeverSleeps) {
   emulate::SimulatedClock clock(0, 1000);
   std::vector<uint64_t> slept;
-  WaitUntil(clock, RecordingSleep{&clock, &slept}, WaitPolicy{}, 1'000'000);
+  WaitPolicy never;
+  WaitUntil(clock, RecordingSleep{&clock, &slept}, never, 1'000'000);
   EXPECT_TRUE(slept.empty());
+}
+
+// A late wake lengthens the spun tail by twice the lateness, so the next
+// wait of the same length does not sleep at all, and a longer one sleeps
+// short enough to wake in time even if the kernel is as late again.
+TEST(WaitPolicyTest, LateWakeLengthensTheTail) {
+  emulate::SimulatedClock clock(0, 1);
+  std::vector<uint64_t> slept;
+  Policy policy;
+  auto late_sleep = [&](uint64_t ticks) {
+    slept.push_back(ticks);
+    clock.Advance(ticks + 500);
+  };
+  WaitUntil(clock, late_sleep, policy, 1000);
+  ASSERT_EQ(slept.size(), 1u);
+  EXPECT_EQ(policy.late_ticks.load(), 500u);
+  EXPECT_EQ(policy.TailTicks(), 120u + 1000u);
+
+  uint64_t start = clock.Now();
+  uint64_t end = WaitUntil(clock, late_sleep, policy, start + 1000);
+  EXPECT_EQ(slept.size(), 1u);  // spun: 1000 is within the tail
+  EXPECT_EQ(end, start + 1000);
+
+  start = clock.Now();
+  end = WaitUntil(clock, late_sleep, policy, start + 3000);
+  ASSERT_EQ(slept.size(), 2u);
+  EXPECT_EQ(slept[1], 3000u - 1120u);
+  EXPECT_EQ(end, start + 3000);  // woke 500 late, still before the deadline
+}
+
+TEST(WaitPolicyTest, TimelyWakesShortenTheTailAgain) {
+  emulate::SimulatedClock clock(0, 1);
+  std::vector<uint64_t> slept;
+  Policy policy;
+  policy.late_ticks = 1600;
+  for (int i = 0; i < 40; ++i) {
+    const uint64_t start = clock.Now();
+    WaitUntil(clock, RecordingSleep{&clock, &slept}, policy, start + 100'000);
+  }
+  EXPECT_EQ(slept.size(), 40u);
+  EXPECT_LT(policy.late_ticks.load(), 1600u / 8);
+  EXPECT_GT(policy.late_ticks.load(), 0u);  // never forgotten at once
+}
+
+TEST(WaitPolicyTest, SleepsOnlyBeyondThresholdPlusLateness) {
+  Policy policy;
+  EXPECT_FALSE(policy.Sleeps(250));
+  EXPECT_TRUE(policy.Sleeps(251));
+  policy.late_ticks = 100;
+  EXPECT_FALSE(policy.Sleeps(450));
+  EXPECT_TRUE(policy.Sleeps(451));
 }
 
 }  // namespace
