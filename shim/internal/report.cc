@@ -96,6 +96,19 @@ std::string OverheadLine(const Engine& e, const QpCounters& all) {
   return line;
 }
 
+// Only once a sleep woke late: the tail the waits now spin (wait_policy.h).
+std::string SleepLine(const Engine& e) {
+  const uint64_t late = e.wait.late_ticks.load(std::memory_order_relaxed);
+  if (late == 0) return "";
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "long waits: sleeps woke %.0f us late (recent estimate), so "
+                "waits spin their last %.0f us\n",
+                e.cal.TicksToNs(late) / 1e3,
+                e.cal.TicksToNs(e.wait.TailTicks()) / 1e3);
+  return line;
+}
+
 }  // namespace
 
 std::string ReportText(std::vector<std::string>* warnings) {
@@ -129,7 +142,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
            DeviceTrafficLinesLocked(dev, warnings);
   }
-  return out + DirectVerbsReportLine() + OverheadLine(e, total);
+  return out + DirectVerbsReportLine() + SleepLine(e) + OverheadLine(e, total);
 }
 
 void WriteReport() {
