@@ -338,3 +338,34 @@ usr2_caught() {
     flunk "a false bypass warning" "$VM_LOGDIR/$tag.client" "$VM_LOGDIR/$tag.report"
   echo "$line"
 }
+
+# An unmodified MPI application: LAMMPS on 2 ranks of Open MPI over UCX
+# (rc_verbs, ud_verbs for wireup; shared memory off), both from the host's
+# root (tests/vm/run boots with --host-root), under the launcher. Each rank
+# must report delay injected on its device, and no process may see traffic
+# it did not post.
+@test "LAMMPS on 2 MPI ranks over UCX under the shim: every rank emulated, no bypass" {
+  local root=${VERBSEMU_VM_HOST_ROOT:-} dir="$VM_LOGDIR/mpi" f n=0
+  [ -n "$root" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
+  chroot "$root" /bin/sh -c "command -v mpirun && command -v lmp" >/dev/null ||
+    flunk "the host has no mpirun or lmp: tools/bootstrap installs openmpi-bin and lammps"
+  local forward=(-x LD_PRELOAD -x VERBSEMU_LATENCY -x VERBSEMU_REPORT -x UCX_TLS -x UCX_ASYNC_MODE)
+  [ -z "${ASAN_OPTIONS:-}" ] || forward+=(-x ASAN_OPTIONS -x UBSAN_OPTIONS)
+  rm -rf "$dir"
+  mkdir -p "$dir/reports"
+  chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    UCX_TLS=rc_verbs,ud_verbs:aux,self UCX_ASYNC_MODE=poll \
+    "$VERBSEMU" run --latency 20us --report "$dir/reports/%h.%p" -- \
+    timeout 300 mpirun -np 2 --bind-to core --mca pml ucx --mca btl self --mca osc ucx \
+    "${forward[@]}" tools/internal/rank_device.sh lmp -in tools/internal/lammps_lj.in \
+    -var cells 4 -var steps 100 -log none >"$dir/out" 2>&1 ||
+    flunk "mpirun under the shim exited $?" "$dir/out"
+  grep -q "^Loop time of .* on 2 procs for 100 steps" "$dir/out" || flunk "LAMMPS did not finish" "$dir/out"
+  ! grep -q "WARNING" "$dir/out" || flunk "a bypass warning" "$dir/out" "$dir"/reports/*
+  for f in "$dir"/reports/*; do
+    grep -q "^device .*wrs [1-9].* delay injected [1-9]" "$f" || continue
+    n=$((n + 1))
+  done
+  [ "$n" = 2 ] || flunk "$n of 2 ranks report delay injected" "$dir"/reports/*
+  grep -h "^device .*wrs [1-9]" "$dir"/reports/*
+}
