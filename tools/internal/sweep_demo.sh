@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Inside soft-roce/vm (pair topology): `verbsemu sweep` of ib_send_lat, both
-# ends under the shim, over 0-100 us of added one-way latency; the fitted
+# ends under the shim, over 0-50 us of added one-way latency; the fitted
 # slope of perftest's one-way latency should be 1.00 us per us.
 #   soft-roce/vm --topology pair --timeout 1800 -- tools/internal/sweep_demo.sh [OUT] [REPEAT] [t_min|t_typical]
 # The default metric is t_min, the fastest of the run's iterations: the
@@ -13,6 +13,6 @@ out=${1:-sweep-demo/ib_send_lat}
 repeat=${2:-3}
 metric=${3:-t_min}
 rm -rf "$out"
-bazel-bin/shim/verbsemu sweep --latency 0,20us,40us,60us,80us,100us \
+bazel-bin/shim/verbsemu sweep --latency 0,10us,20us,30us,40us,50us \
   --repeat "$repeat" --metric "regex:$metric ([0-9.]+)" --timeout 600s --out "$out" \
   -- tools/internal/perftest_pair.sh ib_send_lat 64 1000
