@@ -6,7 +6,7 @@
 #
 # Host side, first: bazel build //shim/...
 # Then: soft-roce/vm --topology pair --timeout 5400 -- tools/accuracy_e2e.sh [--rounds N] [--quick]
-#   [--only lat,bw,knobs] [--targets "0 20"] [--bw-tests "ib_read_bw"] [--shares "25"]
+#   [--only lat,bw,knobs] [--targets "0 20"] [--lat-iters N] [--bw-tests "ib_read_bw"] [--shares "25"]
 #
 # Latency: added latency = median of the shim runs' t_typical - median of the
 # native runs' t_typical; CI = approximate 95% interval of that difference of
@@ -39,6 +39,7 @@ while [ $# -gt 0 ]; do
     --only) SECTIONS=$2; shift 2 ;;
     --lat-tests) LAT_TESTS=$2; shift 2 ;;
     --targets) LAT_TARGETS=$2; shift 2 ;;
+    --lat-iters) LAT_ITERS=$2; shift 2 ;;
     --bw-tests) BW_TESTS=$2; shift 2 ;;
     --shares) SHARES=$2; shift 2 ;;
     *) echo "accuracy_e2e.sh: unknown option '$1'" >&2; exit 2 ;;
