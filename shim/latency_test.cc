@@ -31,9 +31,7 @@ namespace verbsemu::shim::internal {
 namespace {
 
 TEST_F(ShimTest, LatencyAloneWrapsOnlyThePostingCalls) {
-  Settings s;
-  s.engine.latency_ns = 1000;
-  Configure(s);
+  ConfigureLatencyAlone(1000);
   FakeDevice d("fake0");
   ibv_context* raw = Real().open_device(d.device());
   const ibv_context_ops provider = raw->ops;
@@ -65,9 +63,7 @@ TEST_F(ShimTest, LatencyAloneWrapsOnlyThePostingCalls) {
 // Latency alone installs the lean post_send: it still waits one one-way
 // latency per chain, two when a READ is in it, and keeps no counters.
 TEST_F(ShimTest, LatencyAlonePostSendWaitsWithoutCounting) {
-  Settings s;
-  s.engine.latency_ns = 20'000;
-  Configure(s);
+  ConfigureLatencyAlone(20'000);
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   const uint64_t one_way = Cal().NsToTicks(20'000);
@@ -95,9 +91,7 @@ TEST_F(ShimTest, LatencyAlonePostSendWaitsWithoutCounting) {
 // On the ibv_wr_* path too, a READ batch waits two one-way latencies with
 // latency alone (its opcode is wrapped though no bytes are counted).
 TEST_F(ShimTest, LatencyAloneWrApiReadWaitsTwoLegs) {
-  Settings s;
-  s.engine.latency_ns = 20'000;
-  Configure(s);
+  ConfigureLatencyAlone(20'000);
   FakeDevice d("fake0");
   Res r = MakeQp(d, true);
   const uint64_t t0 = emulate::ReadTsc();

@@ -74,6 +74,12 @@ class ShimTest : public ::testing::Test {
     return CreateQp(r.pd, &init);
   }
 
+  // Latency and nothing else, no report: the lean wrappers (Wrapping::For).
+  void ConfigureLatencyAlone(double ns) {
+    Settings s;
+    s.engine.latency_ns = ns;
+    Configure(s);
+  }
   void ConfigureLatency(double ns) {
     emulate::Config c;
     c.latency_ns = ns;
