@@ -159,7 +159,7 @@ TEST_F(ShimTest, LatencyAlsoOnTheWrApi) {
 TEST_F(ShimTest, LateSleepsLengthenTheSpunTailAndTheReportSaysSo) {
   ConfigureLatency(600'000);
   E().wait.late_ticks = Cal().NsToTicks(700'000);
-  EXPECT_FALSE(E().wait.Sleeps(Cal().NsToTicks(600'000)));
+  EXPECT_EQ(E().wait.SleepTicks(Cal().NsToTicks(600'000)), 0u);
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   Chain ch(1, 8);

@@ -30,9 +30,17 @@ struct WaitPolicy {
   uint64_t TailTicks() const {
     return spin_tail_ticks + 2 * late_ticks.load(std::memory_order_relaxed);
   }
-  bool Sleeps(uint64_t left) const {
-    return left > sleep_above_ticks &&
-           left - sleep_above_ticks > TailTicks() - spin_tail_ticks;
+  // How long a wait of `left` ticks sleeps before spinning its tail; 0 when
+  // it only spins. One load of late_ticks, which other threads may raise.
+  uint64_t SleepTicks(uint64_t left) const {
+    const uint64_t tail =
+        spin_tail_ticks + 2 * late_ticks.load(std::memory_order_relaxed);
+    const uint64_t extra = tail - spin_tail_ticks;
+    if (left <= sleep_above_ticks || left - sleep_above_ticks <= extra ||
+        left <= tail) {
+      return 0;
+    }
+    return left - tail;
   }
   void NoteWake(uint64_t asked, uint64_t slept) {
     const uint64_t late = slept > asked ? slept - asked : 0;
@@ -48,8 +56,8 @@ template <class Clock, class Sleep>
 uint64_t WaitUntil(Clock& clock, Sleep&& sleep, WaitPolicy& policy,
                    uint64_t deadline) {
   const uint64_t now = clock.Now();
-  if (deadline > now && policy.Sleeps(deadline - now)) {
-    const uint64_t asked = deadline - now - policy.TailTicks();
+  const uint64_t asked = deadline > now ? policy.SleepTicks(deadline - now) : 0;
+  if (asked > 0) {
     sleep(asked);
     policy.NoteWake(asked, clock.Now() - now);
   }

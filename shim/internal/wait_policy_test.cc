@@ -125,11 +125,16 @@ TEST(WaitPolicyTest, TimelyWakesShortenTheTailAgain) {
 
 TEST(WaitPolicyTest, SleepsOnlyBeyondThresholdPlusLateness) {
   Policy policy;
-  EXPECT_FALSE(policy.Sleeps(250));
-  EXPECT_TRUE(policy.Sleeps(251));
+  EXPECT_EQ(policy.SleepTicks(250), 0u);
+  EXPECT_EQ(policy.SleepTicks(251), 251u - 120u);
   policy.late_ticks = 100;
-  EXPECT_FALSE(policy.Sleeps(450));
-  EXPECT_TRUE(policy.Sleeps(451));
+  EXPECT_EQ(policy.SleepTicks(450), 0u);
+  EXPECT_EQ(policy.SleepTicks(451), 451u - 320u);
+  // A tail longer than the threshold (sleep_above < spin_tail) never
+  // underflows into a huge sleep.
+  policy.sleep_above_ticks = 50;
+  policy.late_ticks = 0;
+  EXPECT_EQ(policy.SleepTicks(100), 0u);
 }
 
 }  // namespace
