@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -44,8 +45,9 @@ __attribute__((noinline)) uint64_t StampNow() { return ReadTsc(); }
 // stamps. Whatever this path costs beyond `target` is the fixed cost.
 using StampFn = uint64_t (*)();
 
-__attribute__((noinline)) uint64_t SpinThenCall(uint64_t target, StampFn next) {
-  TscClock clock;
+__attribute__((noinline)) uint64_t SpinThenCall(uint64_t target, StampFn next,
+                                                bool pause) {
+  const TscClock clock{pause};
   const uint64_t start = ReadTsc();
   SpinUntil(clock, start + target);
   return next();
@@ -55,13 +57,13 @@ uint64_t MeasureSpinFixedCost(const TscCalibration& cal) {
   const uint64_t target = cal.NsToTicks(1000);
   // Opaque to the optimizer, so both calls stay real indirect calls.
   StampFn next = StampNow;
-  uint64_t (*spin)(uint64_t, StampFn) = SpinThenCall;
+  uint64_t (*spin)(uint64_t, StampFn, bool) = SpinThenCall;
   asm volatile("" : "+r"(next), "+r"(spin));
   std::vector<uint64_t> overshoot;
   overshoot.reserve(2001);
   for (int i = 0; i < 2001; ++i) {
     const uint64_t before = ReadTsc();
-    const uint64_t after = spin(target, next);
+    const uint64_t after = spin(target, next, cal.spin_pause);
     overshoot.push_back(after > before + target ? after - before - target : 0);
   }
   std::nth_element(overshoot.begin(), overshoot.begin() + 1000,
@@ -90,6 +92,24 @@ bool HasInvariantTsc() {
 #endif
 }
 
+std::string HypervisorVendor() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned eax, ebx, ecx, edx;
+  __cpuid(1, eax, ebx, ecx, edx);
+  if (((ecx >> 31) & 1) == 0) return "";  // no hypervisor present bit
+  __cpuid(0x40000000, eax, ebx, ecx, edx);
+  char id[13] = {};
+  std::memcpy(id, &ebx, 4);
+  std::memcpy(id + 4, &ecx, 4);
+  std::memcpy(id + 8, &edx, 4);
+  return id;
+#else
+  return "";
+#endif
+}
+
+bool SpinShouldPause() { return HypervisorVendor() != "TCGTCGTCGTCG"; }
+
 double CalibrateTicksPerNs(const TickSource& ticks, const NanoSource& nanos,
                            const CalibrationOptions& options) {
   if (options.window_ns <= 0 || options.rounds <= 0) {
@@ -115,6 +135,7 @@ TscCalibration CalibrateTsc(uint64_t window_ns) {
   cal.ticks_per_ns = CalibrateTicksPerNs(
       ReadTsc, MonotonicRawNs,
       {.window_ns = static_cast<int64_t>(window_ns), .rounds = 3});
+  cal.spin_pause = SpinShouldPause();
   cal.spin_fixed_cost_ticks = MeasureSpinFixedCost(cal);
   return cal;
 }

@@ -151,6 +151,36 @@ TEST_F(ShimTest, LatencyAlsoOnTheWrApi) {
             Cal().NsToTicks(10'000));
 }
 
+// With the report on, every wait is noted with how late it ended: the
+// report's "waits" line counts them, on both post APIs, and its mean is the
+// delay the QP counters hold. Latency alone (no report) notes nothing.
+TEST_F(ShimTest, TheReportSaysHowLateTheWaitsEnded) {
+  ConfigureLatency(5'000);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, true);
+  Chain ch(1, 8);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(Post(r.qp, ch), 0);
+  ibv_qp_ex* x = Real().qp_to_qp_ex(r.qp);
+  ibv_wr_start(x);
+  ibv_wr_send(x);
+  ibv_wr_set_sge(x, 1, 0, 64);
+  ASSERT_EQ(ibv_wr_complete(x), 0);
+  const WaitLateness& l = E().lateness;
+  EXPECT_EQ(l.count(), 4u);
+  EXPECT_EQ(l.waited_ticks(), Counters(r.qp).delay_ticks);
+  EXPECT_GE(l.waited_ticks(),
+            4 * (Cal().NsToTicks(5'000) - Cal().spin_fixed_cost_ticks -
+                 E().recording_ticks));
+  EXPECT_NE(ReportText().find("waits 4: mean "), std::string::npos)
+      << ReportText();
+  ResetForTesting();
+  ConfigureLatencyAlone(5'000);
+  FakeDevice d2("fake1");
+  Res r2 = MakeQp(d2, false);
+  ASSERT_EQ(Post(r2.qp, ch), 0);
+  EXPECT_EQ(E().lateness.count(), 0u);
+}
+
 // The padding path is the shim's own: its own context on the device (its
 // own doorbells and async events), made at RTR, before any post.
 

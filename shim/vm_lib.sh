@@ -38,6 +38,16 @@ report_field() {
   awk -v re="$2" '/^device / { if (match($0, re "[0-9.]+")) { s += substr($0, RSTART + length(re), RLENGTH - length(re)) + 0 } } END { print s + 0 }' "$1" 2>/dev/null
 }
 
+# report_spin_own REPORT: the mean wait the shim's spins made, without the
+# time their threads lost the CPU (the reports' "waits" lines, weighted by
+# their counts); empty when no report has one.
+report_spin_own() {
+  awk '/^waits [0-9]+: mean / { n = $2 + 0; own = ""
+      for (i = 3; i <= NF; i++) if ($i == "without") own = $(i - 2)
+      if (own != "") { s += n * own; c += n } }
+    END { if (c > 0) printf "%.4f\n", s / c }' "$1" 2>/dev/null
+}
+
 # perf_pair KIND TAG TEST SIZE ITERS FLAGS|-|+ EXTRA...: one perftest pair,
 # native when FLAGS is "-", the shim loaded with no setting and no report
 # when "+", else both ends under the shim with FLAGS (comma separated

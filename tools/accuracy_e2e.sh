@@ -84,10 +84,10 @@ if section lat; then
 echo
 echo "### Added latency (both ends under the shim; perftest t_typical = median and t_min, ${LAT_ITERS} iterations, 64 B, ${ROUNDS} interleaved runs each)"
 echo
-echo "Target +0: the shim loaded with no setting and no report (nothing patched). Injected per post: the shims' reports, delay injected over posts (both ends)."
+echo "Target +0: the shim loaded with no setting and no report (nothing patched). Injected per post: the shims' reports, delay injected over posts (both ends); the spin's own: the same without the time the spinning thread lost the CPU for over 1 us (the reports' waits lines)."
 echo
-echo "| test | target | native t_typical | shim t_typical | measured added | 95% CI | error % | added by t_min | error % (t_min) | injected per post (report) | error % (report) | noise floor (robust sd of native t_typical) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| test | target | native t_typical | shim t_typical | measured added | 95% CI | error % | added by t_min | error % (t_min) | injected per post (report) | error % (report) | the spin's own per post | error % (spin's own) | noise floor (robust sd of native t_typical) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 lat_pair() {  # TAG ARGS... -> "t_min t_typical"
   local tag=$1
@@ -96,7 +96,7 @@ lat_pair() {  # TAG ARGS... -> "t_min t_typical"
 }
 for test in $LAT_TESTS; do
   for target in $LAT_TARGETS; do
-    nat=() emu=() natmin=() emumin=() inj=()
+    nat=() emu=() natmin=() emumin=() inj=() own=()
     flags="--latency,${target}us"
     [ "$target" = 0 ] && flags=+
     for r in $(seq "$ROUNDS"); do
@@ -108,20 +108,24 @@ for test in $LAT_TESTS; do
       if [ "$target" != 0 ] && [ -n "$v" ]; then
         inj+=("$(awk -v d="$(report_field "$VM_LOGDIR/$tag.report" "delay injected ")" \
           -v p="$(report_field "$VM_LOGDIR/$tag.report" "posts ")" 'BEGIN {if (p > 0) printf "%.4f\n", d * 1000 / p}')")
+        v=$(report_spin_own "$VM_LOGDIR/$tag.report")
+        [ -n "$v" ] && own+=("$v")
       fi
     done
     if [ ${#nat[@]} = 0 ] || [ ${#emu[@]} = 0 ]; then
-      echo "| $test | +${target} us | (failed: ${#nat[@]} native, ${#emu[@]} shim runs) | | | | | | | | | |"
+      echo "| $test | +${target} us | (failed: ${#nat[@]} native, ${#emu[@]} shim runs) | | | | | | | | | | | |"
       continue
     fi
     injm=nan
     [ ${#inj[@]} -gt 0 ] && read -r injm _ _ <<<"$(stats "${inj[@]}")"
+    ownm=nan
+    [ ${#own[@]} -gt 0 ] && read -r ownm _ _ <<<"$(stats "${own[@]}")"
     read -r nm nsd nn <<<"$(stats "${nat[@]}")"
     read -r sm ssd sn <<<"$(stats "${emu[@]}")"
     read -r nmin _ _ <<<"$(stats "${natmin[@]}")"
     read -r smin _ _ <<<"$(stats "${emumin[@]}")"
     awk -v t="$target" -v nm="$nm" -v sm="$sm" -v nsd="$nsd" -v ssd="$ssd" -v nn="$nn" -v sn="$sn" \
-      -v nmin="$nmin" -v smin="$smin" -v test="$test" -v inj="$injm" "$AWK_SQRT"'
+      -v nmin="$nmin" -v smin="$smin" -v test="$test" -v inj="$injm" -v own="$ownm" "$AWK_SQRT"'
     BEGIN {
       d = sm - nm; ci = 1.96 * 1.2533 * sq(nsd * nsd / nn + ssd * ssd / sn)
       dm = smin - nmin
@@ -130,8 +134,10 @@ for test in $LAT_TESTS; do
       fl = (t > 0) ? sprintf(" (%.0f%% of target)", 100 * nsd / t) : ""
       injs = (t > 0 && inj != "nan") ? sprintf("%.3f us", inj) : "-"
       erri = (t > 0 && inj != "nan") ? sprintf("%+.2f", 100 * (inj - t) / t) : "-"
-      printf "| %s | +%g us | %.2f us | %.2f us | %+.2f us | +-%.2f us | %s | %+.2f us | %s | %s | %s | %.2f us%s |\n",
-        test, t, nm, sm, d, ci, err, dm, errm, injs, erri, nsd, fl
+      owns = (t > 0 && own != "nan") ? sprintf("%.3f us", own) : "-"
+      erro = (t > 0 && own != "nan") ? sprintf("%+.2f", 100 * (own - t) / t) : "-"
+      printf "| %s | +%g us | %.2f us | %.2f us | %+.2f us | +-%.2f us | %s | %+.2f us | %s | %s | %s | %s | %s | %.2f us%s |\n",
+        test, t, nm, sm, d, ci, err, dm, errm, injs, erri, owns, erro, nsd, fl
     }'
   done
 done

@@ -69,12 +69,18 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 
 }  // namespace
 
-uint64_t WaitOneLeg(uint64_t t0) {
+uint64_t WaitTo(uint64_t start, uint64_t deadline) {
   Engine& e = E();
-  const uint64_t deadline = e.delay.Deadline(t0);
+  emulate::TscClock clock{e.cal.spin_pause};
+  const uint64_t end = WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline);
+  if (e.note_lateness) e.lateness.Add(end - start, end - deadline);
+  return end - start;
+}
+
+uint64_t WaitOneLeg(uint64_t t0) {
+  const uint64_t deadline = E().delay.Deadline(t0);
   if (deadline <= t0) return 0;  // a target below the shim's fixed cost
-  emulate::TscClock clock;
-  return WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline) - t0;
+  return WaitTo(t0, deadline);
 }
 
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
@@ -97,8 +103,7 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
   if (legs == 0 && release == t0) return 0;
   const uint64_t deadline =
       legs > 0 ? e.delay.Deadline(release, legs) : release;
-  emulate::TscClock clock;
-  return WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline) - t0;
+  return WaitTo(t0, deadline);
 }
 
 void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
@@ -159,10 +164,7 @@ int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     }
   }
   const uint64_t deadline = e.delay.Deadline(t0, legs);
-  if (deadline > t0) {
-    emulate::TscClock clock;
-    WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline);
-  }
+  if (deadline > t0) WaitTo(t0, deadline);
   return c->post_send(qp, wr, bad_wr);
 }
 

@@ -20,6 +20,11 @@ struct QpState;
 // padding.
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape);
 
+// Waits from `start` until `deadline` (TSC ticks): sleeps the long ones'
+// start, spins the rest (wait_policy.h); with the report on, notes how late
+// it ended. Returns the ticks from `start` to the end of the wait.
+uint64_t WaitTo(uint64_t start, uint64_t deadline);
+
 // Waits one one-way latency from `t0`; returns the ticks waited.
 uint64_t WaitOneLeg(uint64_t t0);
 

@@ -33,6 +33,7 @@ void ResetStatsLocked() {
   e.poll_calls_sampled.Reset();
   e.poll_ovh_ticks.Reset();
   e.poll_ovh_samples.Reset();
+  e.lateness.Reset();
 }
 
 }  // namespace
@@ -55,6 +56,7 @@ void ConfigureWithCalibration(const Settings& settings,
   e.pace = settings.engine.pacing();
   e.pad = settings.engine.padding();
   e.wrap = Wrapping::For(settings);
+  e.note_lateness = !settings.report.empty();
   ApplyCalibration(e, cal);
   e.tsc_read_cost = MeasureTscReadCost();
   e.recording_ticks = e.emulating ? MeasureRecordingTicks() : 0;
@@ -70,6 +72,7 @@ void Configure(const Settings& settings, const std::string& error) {
     e.patching = false;
     e.emulating = false;
     e.wrap = Wrapping{};
+    e.note_lateness = false;
     Warn(error + "; running without emulation");
     return;
   }

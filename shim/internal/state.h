@@ -27,6 +27,7 @@
 #include "shim/internal/ptr_map.h"
 #include "shim/internal/qp_ex_slots.h"
 #include "shim/internal/verbs_ptr.h"
+#include "shim/internal/wait_lateness.h"
 #include "shim/internal/wait_policy.h"
 #include "shim/knobs.h"
 
@@ -139,6 +140,9 @@ struct Engine {
   uint64_t tsc_read_cost = 0;
   uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
+  // With the report: how late each wait ended (the report's "waits" line).
+  bool note_lateness = false;
+  WaitLateness lateness;
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
   std::atomic<bool> warned_rate{false}, warned_pad{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
@@ -164,6 +168,7 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
   e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
+  e.lateness.SetTailTicks(cal.NsToTicks(1000));
   e.calibrated = true;
 }
 
