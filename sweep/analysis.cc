@@ -92,6 +92,13 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
   const Points lat = Select(records, "app", at_full_bandwidth);
   a.latency = FitLine(lat.x, lat.y);
   a.latency_robust = TheilSen(lat.x, lat.y);
+  Points medians;
+  for (const PointResult& p : a.points) {
+    if (p.point.bandwidth_share != 1 || p.summary.n == 0) continue;
+    medians.x.push_back(p.point.latency_ns / 1000);
+    medians.y.push_back(p.summary.median);
+  }
+  a.latency_medians = FitLine(medians.x, medians.y);
   const Points pp = Select(records, "pingpong", at_full_bandwidth);
   a.pingpong = FitLine(pp.x, pp.y);
   if (runtime_metric && a.latency.ok) {

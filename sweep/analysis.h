@@ -33,6 +33,9 @@ struct Analysis {
   // Metric against added one-way latency in µs, full-bandwidth points.
   LineFit latency;
   RobustFit latency_robust;  // Theil-Sen over the same runs
+  // The points' medians against latency: how straight the response is,
+  // whatever a single stalled run (a soft device's) does to the runs' R².
+  LineFit latency_medians;
   // Runtime: c_a = seconds of runtime per second of added one-way delay
   // (the critical path's message count); normalised by the ping-pong's.
   std::optional<double> c_a_raw;

@@ -50,6 +50,11 @@ std::string FitLines(const Analysis& a) {
            Fmt("%+.4g", r.slope) + " (95% CI " + Fmt("%.4g", r.slope_ci.lo) +
            " .. " + Fmt("%.4g", r.slope_ci.hi) + ")\n";
   }
+  if (a.latency_medians.ok) {
+    out += "  the points' medians: " + Fmt("%+.4g", a.latency_medians.slope) +
+           " per µs, R² " + Fmt("%.3f", a.latency_medians.r2) + " (" +
+           std::to_string(a.latency_medians.n) + " points)\n";
+  }
   if (a.c_a_raw) {
     out +=
         "c_a (runtime per unit of one-way delay): " + Fmt("%.4g", *a.c_a_raw) +
@@ -151,6 +156,7 @@ Json FitsJson(const Analysis& a) {
   }
   Json fits = {{"latency", FitJson(a.latency)},
                {"latency_robust", robust},
+               {"latency_medians", FitJson(a.latency_medians)},
                {"pingpong", FitJson(a.pingpong)},
                {"bandwidth", FitJson(a.bandwidth)}};
   if (a.c_a_raw) {

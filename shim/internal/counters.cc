@@ -135,6 +135,7 @@ void ClearThreadCaches(bool forget_qps) {
     c->unpublished = 0;
     c->published_wrs = 0;
     c->published_bytes = 0;
+    c->wait_pending = false;
     if (forget_qps) {
       c->stats.store(nullptr);
       c->wr_qpx = nullptr;

@@ -71,6 +71,12 @@ struct ThreadCache {
   uint64_t unpublished = 0;    // owner only: packets since the last publish
   uint64_t published_wrs = 0;  // owner only: of this cache's wrs and bytes
   uint64_t published_bytes = 0;
+  // Owner only: the last wait, noted after its spin and added to the
+  // process's WaitLateness once its post has gone (AddPendingWait), so no
+  // atomic add runs between a deadline and the real post.
+  uint64_t wait_ticks = 0;
+  uint64_t wait_late_ticks = 0;
+  bool wait_pending = false;
   ibv_qp_ex* wr_qpx = nullptr;  // owner only: QP of the open wr_* batch
   QpState* wr_q = nullptr;
   WrRecordings recordings;  // owner only: its recorded wr_* batches

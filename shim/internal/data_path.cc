@@ -69,11 +69,25 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 
 }  // namespace
 
+void AddPendingWait(ThreadCache* c) {
+  if (!c->wait_pending) return;
+  c->wait_pending = false;
+  E().lateness.Add(c->wait_ticks, c->wait_late_ticks);
+}
+
 uint64_t WaitTo(uint64_t start, uint64_t deadline) {
   Engine& e = E();
+  ThreadCache* c = e.note_lateness ? Cache() : nullptr;
+  // A wait whose post has not gone yet (a batch's first leg): added before
+  // this spin, whose deadline absorbs the cost.
+  if (c != nullptr) AddPendingWait(c);
   emulate::TscClock clock{e.cal.spin_pause};
   const uint64_t end = WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline);
-  if (e.note_lateness) e.lateness.Add(end - start, end - deadline);
+  if (c != nullptr) {
+    c->wait_ticks = end - start;
+    c->wait_late_ticks = end - deadline;
+    c->wait_pending = true;
+  }
   return end - start;
 }
 
@@ -140,6 +154,7 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     q->stats.failed_posts.Add(1);
   }
   Account(tc, &q->stats, shape.wrs, shape.bytes(), waited);
+  AddPendingWait(tc);
   if (sample) RecordPostOverhead(q, t0, waited, t1, t2);
   return rc;
 }

@@ -12,6 +12,7 @@
 namespace verbsemu::shim::internal {
 
 struct QpState;
+struct ThreadCache;
 
 // Everything between the application's call and the real post: padding
 // before the outbound data, pacing of each direction, then the calibrated
@@ -21,9 +22,14 @@ struct QpState;
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape);
 
 // Waits from `start` until `deadline` (TSC ticks): sleeps the long ones'
-// start, spins the rest (wait_policy.h); with the report on, notes how late
-// it ended. Returns the ticks from `start` to the end of the wait.
+// start, spins the rest (wait_policy.h); with the report on, notes in the
+// thread's cache how late it ended. Returns the ticks from `start` to the
+// end of the wait.
 uint64_t WaitTo(uint64_t start, uint64_t deadline);
+
+// After the real post: adds the thread's noted wait, if any, to the
+// report's WaitLateness.
+void AddPendingWait(ThreadCache* c);
 
 // Waits one one-way latency from `t0`; returns the ticks waited.
 uint64_t WaitOneLeg(uint64_t t0);

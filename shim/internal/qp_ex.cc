@@ -201,6 +201,7 @@ void AccountBatch(ThreadCache* tc, QpState* q, const PostShape& shape, int rc,
     Account(tc, &q->stats, 0, 0, waited);
     q->stats.failed_posts.Add(1);
   }
+  AddPendingWait(tc);
 }
 
 // A recorded batch: the waits with no lock held, then the replay under the
