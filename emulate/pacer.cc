@@ -11,20 +11,30 @@ Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
                                                         : 0),
       epoch_(epoch),
       burst_fx_(
-          static_cast<uint64_t>(static_cast<double>(burst_ticks) * kFrac)) {}
+          static_cast<uint64_t>(static_cast<double>(burst_ticks) * kOwnFrac)) {}
+
+Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
+             uint64_t burst_ticks, PacerState& shared)
+    : Pacer(target_bytes_per_tick, real_bytes_per_tick, uint64_t{0}) {
+  frac_ = kSharedFrac;
+  burst_fx_ =
+      static_cast<uint64_t>(static_cast<double>(burst_ticks) * kSharedFrac);
+  state_ = &shared;
+}
 
 uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   if (!enabled()) return now;
   const uint64_t rel_now = (now > epoch_ ? now - epoch_ : 0);
   const auto now_fx =
-      static_cast<uint64_t>(static_cast<double>(rel_now) * kFrac);
+      static_cast<uint64_t>(static_cast<double>(rel_now) * frac_);
   const auto cost_fx =
-      static_cast<uint64_t>(static_cast<double>(bytes) / target_ * kFrac + 0.5);
+      static_cast<uint64_t>(static_cast<double>(bytes) / target_ * frac_ + 0.5);
   const auto real_fx =
       real_ > 0
-          ? static_cast<uint64_t>(static_cast<double>(bytes) / real_ * kFrac)
+          ? static_cast<uint64_t>(static_cast<double>(bytes) / real_ * frac_)
           : 0;
-  uint64_t free_at = free_at_.load(std::memory_order_relaxed);
+  std::atomic<uint64_t>& link = state_->free_at;
+  uint64_t free_at = link.load(std::memory_order_relaxed);
   uint64_t finish;
   do {
     // Catch-up window: the configured burst, and at least two messages of
@@ -33,11 +43,11 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
     const uint64_t slack = std::max(burst_fx_, 2 * cost_fx);
     const uint64_t earliest = now_fx > slack ? now_fx - slack : 0;
     finish = std::max(free_at, earliest) + cost_fx;
-  } while (!free_at_.compare_exchange_weak(free_at, finish,
-                                           std::memory_order_relaxed));
+  } while (
+      !link.compare_exchange_weak(free_at, finish, std::memory_order_relaxed));
   const uint64_t release_fx = finish > real_fx ? finish - real_fx : 0;
   const uint64_t release =
-      epoch_ + static_cast<uint64_t>(static_cast<double>(release_fx) / kFrac);
+      epoch_ + static_cast<uint64_t>(static_cast<double>(release_fx) / frac_);
   return std::max(release, now);
 }
 

@@ -11,6 +11,17 @@
 
 namespace verbsemu::emulate {
 
+// The schedule of one virtual link. Zero-filled is a link never used. It may
+// live in memory that several processes map (the shim keeps one per NIC
+// port of a node, so every rank pacing on the port shares it): a single
+// lock-free word, so a process that dies mid-reservation holds nothing and
+// the others keep their rate.
+struct PacerState {
+  std::atomic<uint64_t> free_at{0};  // when the link is free, fixed point
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free,
+              "a shared link needs an address-free atomic");
+
 class Pacer {
  public:
   // Rates in bytes per tick; real_bytes_per_tick == 0 means "infinitely fast"
@@ -22,6 +33,12 @@ class Pacer {
   // The window is never shorter than two messages of the size being paced.
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
         uint64_t epoch, uint64_t burst_ticks = 0);
+  // A link whose schedule is `shared`, which other pacers, in this process
+  // or others, reserve on too. Its times are absolute TSC ticks (every core
+  // of a node reads one TSC) in 1/64 tick: good for 2^58 ticks of uptime
+  // (3.8 years at 2.4 GHz).
+  Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
+        uint64_t burst_ticks, PacerState& shared);
 
   bool enabled() const { return target_ > 0; }
 
@@ -30,14 +47,19 @@ class Pacer {
   uint64_t Reserve(uint64_t now, uint64_t bytes);
 
  private:
-  // Fixed point, 1/4096 tick: exact enough for 64-byte messages and good for
-  // ~19 days of a 3 GHz TSC after the epoch.
-  static constexpr double kFrac = 4096.0;
+  // Fixed point of a pacer's own link, 1/4096 tick: exact enough for
+  // 64-byte messages and good for ~19 days of a 3 GHz TSC after the epoch.
+  static constexpr double kOwnFrac = 4096.0;
+  // Of a shared link, whose epoch is 0: 64 B at 100 Gbit/s (12 ticks) is
+  // still 786 units.
+  static constexpr double kSharedFrac = 64.0;
   double target_ = 0;
   double real_ = 0;
   uint64_t epoch_ = 0;
+  double frac_ = kOwnFrac;
   uint64_t burst_fx_ = 0;
-  std::atomic<uint64_t> free_at_{0};  // (tick - epoch) * kFrac
+  PacerState own_;
+  PacerState* state_ = &own_;  // free_at: (tick - epoch) * frac_
 };
 
 }  // namespace verbsemu::emulate

@@ -82,5 +82,37 @@ TEST(PacerTest, ThreadsShareTheLink) {
   EXPECT_EQ(p.Reserve(1000, 0), 1000u + 400000u);
 }
 
+// Two pacers over one schedule, as two processes pacing on one NIC port:
+// together they get the target rate, not each.
+TEST(PacerTest, PacersSharingAScheduleShareTheRate) {
+  PacerState link;
+  Pacer a(1.0, 0, 0, link);
+  Pacer b(1.0, 0, 0, link);
+  const uint64_t start = 1'000'000;  // absolute TSC ticks
+  uint64_t last = 0;
+  for (int i = 0; i < 100; ++i) {
+    last = a.Reserve(start, 1000);
+    last = b.Reserve(start, 1000);
+  }
+  EXPECT_EQ(last, start + 200 * 1000 - 2000);  // two messages of catch-up
+  // One of them stops (its process died): the other keeps the whole rate
+  // from where the link is, neither stalled nor given a burst.
+  const uint64_t t = last;
+  EXPECT_EQ(b.Reserve(t, 1000), t + 1000);
+  EXPECT_EQ(b.Reserve(t, 1000), t + 2000);
+}
+
+TEST(PacerTest, SharedScheduleKeepsFractionalCosts) {
+  // 64-byte messages at 3 bytes per tick, in the shared link's 1/64 tick.
+  PacerState link;
+  Pacer p(3.0, 0, 0, link);
+  const uint64_t start = uint64_t{1} << 50;  // a TSC after months of uptime
+  uint64_t last = 0;
+  for (int i = 0; i < 3000; ++i) last = p.Reserve(start, 64);
+  // Each cost rounds to 1/64 tick: within 0.05% over the run.
+  const double expected = 2998 * 64 / 3.0;
+  EXPECT_NEAR(static_cast<double>(last - start), expected, expected * 5e-4);
+}
+
 }  // namespace
 }  // namespace verbsemu::emulate

@@ -1,6 +1,7 @@
 #include "shim/internal/port_link.h"
 
 #include <stddef.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -61,14 +62,26 @@ void ApplyBandwidth(PortLink* link, const std::string& device) {
     link->pad_ratio = link->real_bps / link->target_bps;
   }
   if (link->target_bps > 0) {
-    auto make = [&] {
-      return std::make_unique<emulate::Pacer>(
-          BytesPerTick(link->target_bps),
-          link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0,
-          emulate::ReadTsc(), e.cal.NsToTicks(kPaceBurstNs));
+    std::string why;
+    link->shared = MapShared<SharedLink>(
+        LinkSegmentName(e.traffic_paths, device, link->port), &why);
+    if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
+      Warn("cannot share " + device + " port " + std::to_string(link->port) +
+           "'s link with the node's other processes (" + why +
+           "); this process paces on a link of its own");
+    }
+    const double target = BytesPerTick(link->target_bps);
+    const double real = link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0;
+    const uint64_t burst = e.cal.NsToTicks(kPaceBurstNs);
+    auto make = [&](emulate::PacerState* shared) {
+      return shared != nullptr ? std::make_unique<emulate::Pacer>(
+                                     target, real, burst, *shared)
+                               : std::make_unique<emulate::Pacer>(
+                                     target, real, emulate::ReadTsc(), burst);
     };
-    if (e.pace) link->pacer_out = make();
-    link->pacer_in = make();
+    SharedLink* s = link->shared.get();
+    if (e.pace) link->pacer_out = make(s != nullptr ? &s->out : nullptr);
+    link->pacer_in = make(s != nullptr ? &s->in : nullptr);
   }
   const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
   if (unknown && !e.warned_rate.exchange(true)) {
@@ -98,6 +111,12 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port) {
 }
 
 }  // namespace
+
+std::string LinkSegmentName(const TrafficPaths& paths,
+                            const std::string& device, int port) {
+  return paths.shm_prefix + "-link-v1-u" + std::to_string(getuid()) + "-" +
+         device + "-p" + std::to_string(port);
+}
 
 void AttachLink(QpState* q) {
   Engine& e = E();

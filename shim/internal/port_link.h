@@ -11,11 +11,25 @@
 
 #include "emulate/pacer.h"
 #include "shim/internal/pad_sender.h"
+#include "shim/internal/port_traffic.h"
+#include "shim/internal/shm_segment.h"
 
 namespace verbsemu::shim::internal {
 
 struct ContextState;
 struct QpState;
+
+// One virtual link per NIC port: the schedules of a (user, device, port)
+// in shared memory, which every shim process of the user on the node pacing
+// on that port reserves on, so that together they get the target rate
+// (every rank of a node shares the port's one link). Zero-filled is new.
+struct SharedLink {
+  emulate::PacerState out;             // pace mode: what the port sends
+  alignas(64) emulate::PacerState in;  // reads and atomics: what comes back
+};
+// PREFIX-link-v1-uUID-DEVICE-pPORT (the layout's version in the name).
+std::string LinkSegmentName(const TrafficPaths& paths,
+                            const std::string& device, int port);
 
 struct PortLink {
   uint8_t port = 1;
@@ -26,6 +40,7 @@ struct PortLink {
   // The virtual link's two directions: what this side sends (pace mode),
   // and what its reads and atomics bring back (both modes).
   std::unique_ptr<emulate::Pacer> pacer_out, pacer_in;
+  SharedObjectPtr<SharedLink> shared;  // their schedules; null: this process
   std::mutex pad_mu;
   std::unique_ptr<PadSender> pad;  // created on first padding
   bool pad_failed = false;

@@ -47,28 +47,6 @@ std::optional<uint64_t> ReadCounter(const std::string& path) {
   return v;
 }
 
-SegmentPtr MapSegment(const std::string& name, std::string* why) {
-  const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    *why = "shm_open " + name + ": " + std::strerror(errno);
-    return nullptr;
-  }
-  // Every process sizes it alike; ftruncate of a new object zero-fills it,
-  // which is the counters' initial state.
-  void* addr = MAP_FAILED;
-  if (ftruncate(fd, sizeof(SharedPortCounts)) == 0) {
-    addr = mmap(nullptr, sizeof(SharedPortCounts), PROT_READ | PROT_WRITE,
-                MAP_SHARED, fd, 0);
-  }
-  const int err = errno;
-  close(fd);
-  if (addr == MAP_FAILED) {
-    *why = "mapping " + name + ": " + std::strerror(err);
-    return nullptr;
-  }
-  return SegmentPtr(static_cast<SharedPortCounts*>(addr));
-}
-
 }  // namespace
 
 std::string SegmentName(const TrafficPaths& paths, const std::string& device,
@@ -126,10 +104,6 @@ TrafficVerdict Judge(const TrafficWindow& w) {
   return v;
 }
 
-void UnmapSegment::operator()(SharedPortCounts* p) const {
-  munmap(p, sizeof(SharedPortCounts));
-}
-
 PortTraffic::PortTraffic(const TrafficPaths& paths, std::string device,
                          int port, SegmentPtr shared)
     : paths_(paths),
@@ -142,7 +116,8 @@ PortTraffic::PortTraffic(const TrafficPaths& paths, std::string device,
 std::unique_ptr<PortTraffic> PortTraffic::Start(const TrafficPaths& paths,
                                                 const std::string& device,
                                                 int port, std::string* why) {
-  SegmentPtr shared = MapSegment(SegmentName(paths, device, port), why);
+  SegmentPtr shared =
+      MapShared<SharedPortCounts>(SegmentName(paths, device, port), why);
   if (shared == nullptr) return nullptr;
   return std::make_unique<PortTraffic>(paths, device, port, std::move(shared));
 }

@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "shim/internal/shm_segment.h"
+
 namespace verbsemu::shim::internal {
 
 // Where the device counters and the shared segments live (tests: a
@@ -83,10 +85,7 @@ std::string SegmentName(const TrafficPaths& paths, const std::string& device,
                         int port);
 
 // A mapped SharedPortCounts, unmapped on destruction.
-struct UnmapSegment {
-  void operator()(SharedPortCounts* p) const;
-};
-using SegmentPtr = std::unique_ptr<SharedPortCounts, UnmapSegment>;
+using SegmentPtr = SharedObjectPtr<SharedPortCounts>;
 
 // One port's window, from Start until the report.
 class PortTraffic {

@@ -3,10 +3,15 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_SHIM_FIXTURE_H_
 #define VERBSEMU_SHIM_INTERNAL_SHIM_FIXTURE_H_
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "emulate/config.h"
@@ -29,11 +34,37 @@ class ShimTest : public ::testing::Test {
     SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
     FakeDevice::SetUninitHook(VerbsUninitContext);
     ResetForTesting();
+    // Shared segments (the bypass check's counts, a port's shared link) get
+    // names of this test's own: test binaries run side by side, and two of
+    // them pacing on "fake0" must not share one link.
+    TrafficPaths paths;
+    paths.shm_prefix = TestShmPrefix();
+    SetTrafficPathsForTesting(paths);
     Configure(emulate::Config{});
   }
   void TearDown() override {
     ResetForTesting();
     FakeDevice::SetUninitHook(nullptr);
+    RemoveSharedSegments(TestShmPrefix());
+  }
+
+  static std::string TestShmPrefix() {
+    std::string name =
+        ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    return "/verbsemu-test-" + std::to_string(getpid()) + "-" + name;
+  }
+  // shm_unlink of every object whose name starts with `prefix`.
+  static void RemoveSharedSegments(const std::string& prefix) {
+    DIR* d = opendir("/dev/shm");
+    if (d == nullptr) return;
+    std::vector<std::string> names;
+    while (const dirent* ent = readdir(d)) {
+      const std::string n = std::string("/") + ent->d_name;
+      if (n.rfind(prefix, 0) == 0) names.push_back(n);
+    }
+    closedir(d);
+    for (const std::string& n : names) shm_unlink(n.c_str());
   }
 
   void Configure(const Settings& s) { ConfigureWithCalibration(s, Cal()); }

@@ -145,6 +145,7 @@ struct Engine {
   WaitLateness lateness;
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
   std::atomic<bool> warned_rate{false}, warned_pad{false};
+  std::atomic<bool> warned_shared_link{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
   std::atomic<bool> warned_direct_verbs{false};
   // The bypass check (device_traffic.h): one window per device port, kept
