@@ -6,18 +6,21 @@
 # its one virtual link, so four at 25% get 25% between them (a link per
 # process would give each 25%). The link's rate handed to the shim is the
 # round's native aggregate (rxe's port reports its netdev's nominal speed).
-#   tools/internal/shared_link_pair.sh [--pairs 4] [--share 25] [--rounds 3] [--seconds 6]
+# Iteration mode (-n): in duration mode perftest counts only completions it
+# polls inside its sample window, and a send queue of 128 paced posts is
+# polled after it.
+#   tools/internal/shared_link_pair.sh [--pairs 4] [--share 25] [--rounds 3] [--iters 160]
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 source tests/vm/lib.sh
 source shim/vm_lib.sh
-PAIRS=4 SHARE=25 ROUNDS=3 SECS=6
+PAIRS=4 SHARE=25 ROUNDS=3 ITERS=160
 while [ $# -gt 0 ]; do
   case "$1" in
     --pairs) PAIRS=$2; shift 2 ;;
     --share) SHARE=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
-    --seconds) SECS=$2; shift 2 ;;
+    --iters) ITERS=$2; shift 2 ;;
     *) echo "shared_link_pair.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -28,22 +31,23 @@ fi
 shim_ready || { echo "shared_link_pair.sh: build //shim:libverbsemu.so and //shim:verbsemu first" >&2; exit 2; }
 
 # pairs_mb TAG LAUNCHER_WORDS...: starts every server, then every client at
-# once; prints the sum of the clients' BW averages (MB/s), or nothing when a
-# pair failed.
+# once; prints the sum of the clients' BW averages (MB/s; each over its own
+# run, so pairs that end together add up to the aggregate), or nothing when
+# a pair failed.
 pairs_mb() {
   local tag=$1 i port pids=() sum=0 bw
   shift
   port=$(new_ports "$PAIRS")
   for i in $(seq 0 $((PAIRS - 1))); do
-    timeout 120 "$@" ib_write_bw -d "$SERVER_DEV" -x "$SERVER_GID" -p $((port + i)) \
-      -s 65536 -D "$SECS" >"$VM_LOGDIR/${tag}_$i.server" 2>&1 &
+    timeout 300 "$@" ib_write_bw -d "$SERVER_DEV" -x "$SERVER_GID" -p $((port + i)) \
+      -s 65536 -n "$ITERS" >"$VM_LOGDIR/${tag}_$i.server" 2>&1 &
   done
   for i in $(seq 0 $((PAIRS - 1))); do
     wait_until 60 tcp_listening $((port + i)) || return 0
   done
   for i in $(seq 0 $((PAIRS - 1))); do
-    timeout 120 "$@" ib_write_bw -d "$CLIENT_DEV" -x "$CLIENT_GID" -p $((port + i)) \
-      -s 65536 -D "$SECS" "$SERVER_ADDR" >"$VM_LOGDIR/${tag}_$i.client" 2>&1 &
+    timeout 300 "$@" ib_write_bw -d "$CLIENT_DEV" -x "$CLIENT_GID" -p $((port + i)) \
+      -s 65536 -n "$ITERS" "$SERVER_ADDR" >"$VM_LOGDIR/${tag}_$i.client" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do wait "${pids[$i]}" || return 0; done
