@@ -4,11 +4,9 @@
 // Usage: shared_link_bench [--quick]
 #include <sched.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,7 +17,7 @@
 #include "emulate/tsc.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
-#include "shim/internal/fake_qp.h"
+#include "shim/internal/forked_poster.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/real_verbs.h"
 
@@ -29,54 +27,10 @@ namespace {
 constexpr uint32_t kBytes = 65536;
 constexpr double kTargetBps = 10e9;
 
-struct Poster {
-  pid_t pid = -1;
-  int fd = -1;  // read end: the device's stamp of each post
-};
-
-// A child on every CPU posts `posts` messages on its own context of
-// bench0 port 1; `die_after` > 0: SIGKILL after that many (a crashing rank,
-// no exit handlers).
-Poster ForkPoster(size_t posts, size_t die_after) {
-  int fds[2];
-  if (pipe(fds) != 0) return {};
-  const pid_t pid = fork();
-  if (pid != 0) {
-    close(fds[1]);
-    return {pid, fds[0]};
-  }
-  close(fds[0]);
-  FakeDevice d("bench0");
-  d.record_posts = false;
-  const FakeQpEnv e = MakeFakeQp(d, {.connect = true, .cq_depth = 4096});
-  ibv_sge sge{0x1000, kBytes, 1};
-  ibv_send_wr wr{};
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  for (size_t i = 0; i < posts; ++i) {
-    if (die_after > 0 && i == die_after) raise(SIGKILL);
-    ibv_send_wr* bad = nullptr;
-    if (e.qp == nullptr || ibv_post_send(e.qp, &wr, &bad) != 0) _exit(2);
-    const uint64_t stamp = d.last_post_tsc.load();
-    if (write(fds[1], &stamp, sizeof stamp) != sizeof stamp) _exit(3);
-  }
-  _exit(0);
-}
-
-std::vector<uint64_t> Stamps(const Poster& p) {
-  std::vector<uint64_t> stamps;
-  uint64_t v;
-  while (read(p.fd, &v, sizeof v) == sizeof v) stamps.push_back(v);
-  close(p.fd);
-  waitpid(p.pid, nullptr, 0);
-  return stamps;
-}
-
 // One row: `procs` posters, the first killed a quarter in when `kill`.
 // Without a kill, the rate of every post from the first to the last; with
 // one, of the posts after the killed process's last.
-void Row(int procs, bool kill, size_t per, const emulate::TscCalibration& cal) {
+void Row(int procs, bool kill, int per, const emulate::TscCalibration& cal) {
   emulate::Config c;
   c.bandwidth = *emulate::ParseBandwidth("10Gbit/s");
   c.bw_mode = emulate::BwMode::kPace;
@@ -88,14 +42,18 @@ void Row(int procs, bool kill, size_t per, const emulate::TscCalibration& cal) {
   paths.shm_prefix = "/verbsemu-bench-" + std::to_string(getpid());
   SetTrafficPathsForTesting(paths);
   ConfigureWithCalibration(s, cal);
-  std::vector<Poster> posters;
+  std::vector<ForkedPoster> posters;
   posters.reserve(static_cast<size_t>(procs));
   for (int i = 0; i < procs; ++i) {
-    posters.push_back(ForkPoster(per, kill && i == 0 ? per / 4 : 0));
+    posters.push_back(
+        ForkPoster("bench0", per, kBytes, kill && i == 0 ? per / 4 : 0));
   }
   std::vector<std::vector<uint64_t>> stamps;
   stamps.reserve(posters.size());
-  for (const Poster& p : posters) stamps.push_back(Stamps(p));
+  for (const ForkedPoster& p : posters) {
+    int status = 0;
+    stamps.push_back(CollectStamps(p, &status));
+  }
   if (stamps[0].empty()) {
     std::printf("| %d | - | (no posts) | | |\n", procs);
     return;
@@ -142,7 +100,7 @@ int main(int argc, char** argv) {
       "target on a 100 Gbit/s link, 64 KiB ibv_post_send, each process on "
       "its own context of one port.\n\n| processes | killed | posts | "
       "measured | error %% |\n|---:|---|---:|---:|---:|\n");
-  const size_t per = quick ? 1000 : 4000;
+  const int per = quick ? 1000 : 4000;
   for (const int procs : {1, 2, 4}) Row(procs, false, per, cal);
   Row(4, true, per, cal);
   return 0;
