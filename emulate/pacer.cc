@@ -14,8 +14,13 @@ Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
           static_cast<uint64_t>(static_cast<double>(burst_ticks) * kOwnFrac)) {}
 
 Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
-             uint64_t burst_ticks, PacerState& shared)
+             uint64_t burst_ticks, PacerState& shared, uint64_t now)
     : Pacer(target_bytes_per_tick, real_bytes_per_tick, uint64_t{0}) {
+  // The first pacer on the link sets its epoch; the others take it.
+  uint64_t unset = 0;
+  shared.epoch.compare_exchange_strong(unset, now > 0 ? now : 1,
+                                       std::memory_order_relaxed);
+  epoch_ = shared.epoch.load(std::memory_order_relaxed);
   frac_ = kSharedFrac;
   burst_fx_ =
       static_cast<uint64_t>(static_cast<double>(burst_ticks) * kSharedFrac);

@@ -18,6 +18,7 @@ namespace verbsemu::emulate {
 // the others keep their rate.
 struct PacerState {
   std::atomic<uint64_t> free_at{0};  // when the link is free, fixed point
+  std::atomic<uint64_t> epoch{0};    // TSC of its first use, set once
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free,
               "a shared link needs an address-free atomic");
@@ -34,11 +35,11 @@ class Pacer {
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
         uint64_t epoch, uint64_t burst_ticks = 0);
   // A link whose schedule is `shared`, which other pacers, in this process
-  // or others, reserve on too. Its times are absolute TSC ticks (every core
-  // of a node reads one TSC) in 1/64 tick: good for 2^58 ticks of uptime
-  // (3.8 years at 2.4 GHz).
+  // or others, reserve on too. Its times are TSC ticks (every core of a node
+  // reads one TSC) since the link's first use (`now` of the first pacer made
+  // on it), in 1/64 tick: good for 2^58 ticks (3.8 years at 2.4 GHz).
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
-        uint64_t burst_ticks, PacerState& shared);
+        uint64_t burst_ticks, PacerState& shared, uint64_t now);
 
   bool enabled() const { return target_ > 0; }
 
@@ -50,8 +51,8 @@ class Pacer {
   // Fixed point of a pacer's own link, 1/4096 tick: exact enough for
   // 64-byte messages and good for ~19 days of a 3 GHz TSC after the epoch.
   static constexpr double kOwnFrac = 4096.0;
-  // Of a shared link, whose epoch is 0: 64 B at 100 Gbit/s (12 ticks) is
-  // still 786 units.
+  // Of a shared link, whose epoch may be years old: 64 B at 100 Gbit/s
+  // (12 ticks) is still 786 units.
   static constexpr double kSharedFrac = 64.0;
   double target_ = 0;
   double real_ = 0;

@@ -86,9 +86,9 @@ TEST(PacerTest, ThreadsShareTheLink) {
 // together they get the target rate, not each.
 TEST(PacerTest, PacersSharingAScheduleShareTheRate) {
   PacerState link;
-  Pacer a(1.0, 0, 0, link);
-  Pacer b(1.0, 0, 0, link);
-  const uint64_t start = 1'000'000;  // absolute TSC ticks
+  const uint64_t start = 1'000'000;  // TSC ticks
+  Pacer a(1.0, 0, 0, link, start - 5000);
+  Pacer b(1.0, 0, 0, link, start);  // made later: takes a's epoch
   uint64_t last = 0;
   for (int i = 0; i < 100; ++i) {
     last = a.Reserve(start, 1000);
@@ -105,12 +105,13 @@ TEST(PacerTest, PacersSharingAScheduleShareTheRate) {
 TEST(PacerTest, SharedScheduleKeepsFractionalCosts) {
   // 64-byte messages at 3 bytes per tick, in the shared link's 1/64 tick.
   PacerState link;
-  Pacer p(3.0, 0, 0, link);
-  const uint64_t start = uint64_t{1} << 50;  // a TSC after months of uptime
+  const uint64_t start = uint64_t{1} << 62;  // a TSC that began far from 0
+  Pacer p(3.0, 0, 0, link, start);
   uint64_t last = 0;
   for (int i = 0; i < 3000; ++i) last = p.Reserve(start, 64);
-  // Each cost rounds to 1/64 tick: within 0.05% over the run.
-  const double expected = 2998 * 64 / 3.0;
+  // A new link: the first message crosses it from its first use on. Each
+  // cost rounds to 1/64 tick: within 0.05% over the run.
+  const double expected = 3000 * 64 / 3.0;
   EXPECT_NEAR(static_cast<double>(last - start), expected, expected * 5e-4);
 }
 

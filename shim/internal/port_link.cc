@@ -74,10 +74,11 @@ void ApplyBandwidth(PortLink* link, const std::string& device) {
     const double real = link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0;
     const uint64_t burst = e.cal.NsToTicks(kPaceBurstNs);
     auto make = [&](emulate::PacerState* shared) {
-      return shared != nullptr ? std::make_unique<emulate::Pacer>(
-                                     target, real, burst, *shared)
-                               : std::make_unique<emulate::Pacer>(
-                                     target, real, emulate::ReadTsc(), burst);
+      const uint64_t now = emulate::ReadTsc();
+      return shared != nullptr
+                 ? std::make_unique<emulate::Pacer>(target, real, burst,
+                                                    *shared, now)
+                 : std::make_unique<emulate::Pacer>(target, real, now, burst);
     };
     SharedLink* s = link->shared.get();
     if (e.pace) link->pacer_out = make(s != nullptr ? &s->out : nullptr);
