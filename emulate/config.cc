@@ -42,6 +42,12 @@ std::optional<BwMode> ParseBwMode(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<LatencyMode> ParseLatencyMode(std::string_view text) {
+  if (text == "spin") return LatencyMode::kSpin;
+  if (text == "defer") return LatencyMode::kDefer;
+  return std::nullopt;
+}
+
 std::string FormatBandwidth(const BandwidthTarget& bw) {
   char buf[48];
   switch (bw.kind) {

@@ -9,9 +9,15 @@
 #include <string>
 #include <string_view>
 
+#include "emulate/delay_distribution.h"
+
 namespace verbsemu::emulate {
 
 enum class BwMode { kPad, kPace };
+// How a latency is added: the posting thread spins until the deadline
+// (InterSense), or the post returns at once and is handed to the provider
+// at the deadline (keeps the message rate; shim/internal/defer.h).
+enum class LatencyMode { kSpin, kDefer };
 
 // A bandwidth target: absolute (bits/s) or a fraction of the real link.
 struct BandwidthTarget {
@@ -26,8 +32,15 @@ struct BandwidthTarget {
 };
 
 struct Config {
+  // The one-way latency's law (a constant, a distribution or a replayed
+  // histogram) and its mean, which says whether there is one at all.
+  DelayDistribution latency;
   double latency_ns = 0;
+  // Draws are reproducible from it (VERBSEMU_SEED); the shim picks one
+  // and reports it when none is given.
+  std::optional<uint64_t> seed;
   BandwidthTarget bandwidth;
+  LatencyMode latency_mode = LatencyMode::kSpin;
   BwMode bw_mode = BwMode::kPad;
   uint64_t pad_threshold_bytes = uint64_t{64} * 1024;
   double link_bits_per_s = 0;  // 0: from ibv_query_port
@@ -35,6 +48,9 @@ struct Config {
   bool emulating() const { return latency_ns > 0 || bandwidth.enabled(); }
   bool pacing() const {
     return bandwidth.enabled() && bw_mode == BwMode::kPace;
+  }
+  bool deferring() const {
+    return latency_mode == LatencyMode::kDefer && emulating();
   }
   bool padding() const {
     return bandwidth.enabled() && bw_mode == BwMode::kPad;
@@ -46,6 +62,7 @@ struct Config {
 std::optional<BandwidthTarget> ParseBandwidth(std::string_view text,
                                               std::string* why = nullptr);
 std::optional<BwMode> ParseBwMode(std::string_view text);
+std::optional<LatencyMode> ParseLatencyMode(std::string_view text);
 std::string FormatBandwidth(const BandwidthTarget& bw);
 
 }  // namespace verbsemu::emulate

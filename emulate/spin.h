@@ -36,6 +36,12 @@ class DelayModel {
     const uint64_t total = legs * target_ticks_;
     return start + (total > fixed_cost_ticks_ ? total - fixed_cost_ticks_ : 0);
   }
+  // Deadline for a post whose legs were drawn to `total_ticks` in all.
+  uint64_t DeadlineAfter(uint64_t start, uint64_t total_ticks) const {
+    return start + (total_ticks > fixed_cost_ticks_
+                        ? total_ticks - fixed_cost_ticks_
+                        : 0);
+  }
   // True when even a read's two legs end within the shim's own fixed cost:
   // there is nothing to wait, so a caller need not read the clock at all.
   bool WaitsNothing() const { return 2 * target_ticks_ <= fixed_cost_ticks_; }

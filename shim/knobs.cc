@@ -26,13 +26,35 @@ bool Store(const std::optional<T>& parsed, Field* field) {
 }
 
 bool ApplyLatency(std::string_view t, Settings* s, std::string* why) {
-  const auto ns = units::ParseDurationNs(t, why);
-  if (!ns) return false;
-  if (*ns > 1e9) {
-    *why = "more than one second";
-    return false;
+  if (t.find_first_of("(:") == std::string_view::npos) {
+    // A constant: the duration parser's own messages.
+    const auto ns = units::ParseDurationNs(t, why);
+    if (!ns) return false;
+    if (*ns > emulate::kMaxDelayNs) {
+      *why = "more than one second";
+      return false;
+    }
   }
-  s->engine.latency_ns = *ns;
+  auto law = emulate::ParseDelayDistribution(t, why);
+  if (!law) return false;
+  s->engine.latency_ns = law->Mean();
+  s->engine.latency = std::move(*law);
+  return true;
+}
+
+bool ApplySeed(std::string_view t, Settings* s, std::string* why) {
+  uint64_t v = 0;
+  if (t.empty() || t.size() > 20) return false;
+  for (const char c : t) {
+    if (c < '0' || c > '9') return false;
+    const uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - digit) / 10) {
+      *why = "more than 2^64 - 1";
+      return false;
+    }
+    v = v * 10 + digit;
+  }
+  s->engine.seed = v;
   return true;
 }
 
@@ -42,6 +64,10 @@ bool ApplyBandwidth(std::string_view t, Settings* s, std::string* why) {
 
 bool ApplyBwMode(std::string_view t, Settings* s, std::string*) {
   return Store(emulate::ParseBwMode(t), &s->engine.bw_mode);
+}
+
+bool ApplyLatencyMode(std::string_view t, Settings* s, std::string*) {
+  return Store(emulate::ParseLatencyMode(t), &s->engine.latency_mode);
 }
 
 bool ApplyPadThreshold(std::string_view t, Settings* s, std::string* why) {
@@ -110,9 +136,21 @@ bool ApplyDirectVerbs(std::string_view t, Settings* s, std::string*) {
 // The size follows the rows: no row can be left value-initialized.
 constexpr Knob kKnobs[] = {
     {"VERBSEMU_LATENCY", "--latency", "D",
-     "a duration up to 1s such as 2us, 1500ns, 0.5ms, 0", "0",
-     "one-way latency added to every send-side post (calibrated spin)",
+     "a duration up to 1s such as 2us, 1500ns, 0.5ms, 0; or a law of one: "
+     "normal(MEAN,SD), lognormal(MEDIAN,SIGMA), uniform(A,B), "
+     "pareto(SCALE,SHAPE), replay:FILE (the one-way histogram of a "
+     "verbsbench lat --json report)",
+     "0", "one-way latency added to every send-side post, drawn per post",
      ApplyLatency},
+    {"VERBSEMU_LATENCY_MODE", "--latency-mode", "spin|defer", "spin or defer",
+     "spin",
+     "spin: the posting thread waits out the latency; defer: the post "
+     "returns at once and reaches the device the latency later, so the "
+     "message rate stays",
+     ApplyLatencyMode},
+    {"VERBSEMU_SEED", "--seed", "N", "a whole number such as 42",
+     "random (the report prints it)",
+     "seed of the latency draws, so a run can be repeated", ApplySeed},
     {"VERBSEMU_BANDWIDTH", "--bandwidth", "B",
      "a rate such as 25Gbit/s, 800Mbit/s, 3GiB/s, or a share of the link "
      "such as 40%",

@@ -102,6 +102,34 @@ TEST(SettingsFromEnvTest, LatencyAtMostOneSecond) {
   EXPECT_NE(r.error.find("more than one second"), std::string::npos);
 }
 
+TEST(SettingsFromEnvTest, LatencyTakesALawModeAndSeed) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "normal(10us,2us)"},
+                                    {"VERBSEMU_LATENCY_MODE", "defer"},
+                                    {"VERBSEMU_SEED", "42"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_FALSE(r.settings.engine.latency.is_constant());
+  EXPECT_NEAR(r.settings.engine.latency_ns, 10'000, 0.01);
+  EXPECT_EQ(r.settings.engine.latency_mode, emulate::LatencyMode::kDefer);
+  EXPECT_EQ(r.settings.engine.seed, uint64_t{42});
+  auto u = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "uniform(1us,3us)"}}));
+  ASSERT_TRUE(u.ok()) << u.error;
+  EXPECT_DOUBLE_EQ(u.settings.engine.latency_ns, 2'000);
+  EXPECT_FALSE(u.settings.engine.seed.has_value());
+  for (const char* bad : {"normal(10us)", "pareto(5us,-1)", "gamma(1us,2)",
+                          "replay:/nonexistent/lat.json", "uniform(3us,1us)"}) {
+    auto b = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", bad}}));
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_NE(b.error.find("VERBSEMU_LATENCY"), std::string::npos);
+    EXPECT_EQ(b.error.find('\n'), std::string::npos) << b.error;
+  }
+  for (const char* bad : {"-1", "4.2", "x", "18446744073709551616"}) {
+    EXPECT_FALSE(SettingsFromEnv(FakeEnv({{"VERBSEMU_SEED", bad}})).ok())
+        << bad;
+  }
+  EXPECT_FALSE(
+      SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY_MODE", "sleep"}})).ok());
+}
+
 TEST(SettingsFromEnvTest, AmbiguousUnitsSayHowToWriteThem) {
   auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_BANDWIDTH", "3GB/s"}}));
   ASSERT_FALSE(r.ok());

@@ -365,6 +365,7 @@ usr2_caught() {
     flunk "the host has no mpirun or lmp: tools/bootstrap installs openmpi-bin and lammps"
   local forward=(-x LD_PRELOAD -x VERBSEMU_LATENCY -x VERBSEMU_REPORT -x UCX_TLS -x UCX_ASYNC_MODE)
   [ -z "${ASAN_OPTIONS:-}" ] || forward+=(-x ASAN_OPTIONS -x UBSAN_OPTIONS)
+  [ -z "${VERBSEMU_LATENCY_MODE:-}" ] || forward+=(-x VERBSEMU_LATENCY_MODE)
   rm -rf "$dir"
   mkdir -p "$dir/reports"
   chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "shim/internal/defer.h"
 #include "shim/internal/pad_sender.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/registry.h"
@@ -67,6 +68,20 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   if (w == nullptr) *bad_wr = wr;
 }
 
+// A deferring QP's post: queued, due when the spin would have ended.
+int PostDeferred(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t t0,
+                 PostShape shape, ThreadCache* tc) {
+  bool owes = false;
+  const uint64_t due = DueTime(q, t0, shape, &owes);
+  const int rc = DeferPostSend(q, wr, bad_wr, t0, due);
+  if (rc != 0) {
+    shape = ScanChain(wr, *bad_wr);
+    q->stats.failed_posts.Add(1);
+  }
+  Account(tc, &q->stats, shape.wrs, shape.bytes(), 0);
+  return rc;
+}
+
 }  // namespace
 
 void AddPendingWait(ThreadCache* c) {
@@ -91,13 +106,13 @@ uint64_t WaitTo(uint64_t start, uint64_t deadline) {
   return end - start;
 }
 
-uint64_t WaitOneLeg(uint64_t t0) {
-  const uint64_t deadline = E().delay.Deadline(t0);
+uint64_t WaitOneLeg(QpState* q, uint64_t t0) {
+  const uint64_t deadline = OneWayDeadline(q, t0, 1);
   if (deadline <= t0) return 0;  // a target below the shim's fixed cost
   return WaitTo(t0, deadline);
 }
 
-uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
+uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes) {
   Engine& e = E();
   uint64_t release = t0;
   PortLink* link = q->link.load(std::memory_order_acquire);
@@ -114,10 +129,14 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
     }
   }
   const uint64_t legs = e.delay.enabled() ? shape.LegsOwed() : 0;
-  if (legs == 0 && release == t0) return 0;
-  const uint64_t deadline =
-      legs > 0 ? e.delay.Deadline(release, legs) : release;
-  return WaitTo(t0, deadline);
+  *owes = legs > 0 || release != t0;
+  return legs > 0 ? OneWayDeadline(q, release, legs) : release;
+}
+
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
+  bool owes = false;
+  const uint64_t deadline = DueTime(q, t0, shape, &owes);
+  return owes ? WaitTo(t0, deadline) : 0;
 }
 
 void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
@@ -144,6 +163,7 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
   if (sample && !emulating) t0 = emulate::ReadTsc();
   PostShape shape = ScanChain(wr, nullptr);
+  if (q->defer != nullptr) return PostDeferred(q, wr, bad_wr, t0, shape, tc);
   const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape) : 0;
   const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
   const int rc = q->ctx->post_send(qp, wr, bad_wr);
@@ -181,6 +201,11 @@ int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const uint64_t deadline = e.delay.Deadline(t0, legs);
   if (deadline > t0) WaitTo(t0, deadline);
   return c->post_send(qp, wr, bad_wr);
+}
+
+int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+  DrainDueOnPoll(cq);
+  return PollCq(cq, num_entries, wc);
 }
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {

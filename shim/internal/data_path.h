@@ -20,6 +20,10 @@ struct ThreadCache;
 // is when the call entered the shim. Returns the ticks spent waiting and
 // padding.
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape);
+// What EmulateBeforePost waits for, without waiting (the defer mode): the
+// TSC at which the post may reach the provider; `*owes` false when nothing
+// (no pacing, no latency) holds it back.
+uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes);
 
 // Waits from `start` until `deadline` (TSC ticks): sleeps the long ones'
 // start, spins the rest (wait_policy.h); with the report on, notes in the
@@ -31,8 +35,8 @@ uint64_t WaitTo(uint64_t start, uint64_t deadline);
 // report's WaitLateness.
 void AddPendingWait(ThreadCache* c);
 
-// Waits one one-way latency from `t0`; returns the ticks waited.
-uint64_t WaitOneLeg(uint64_t t0);
+// Waits one one-way latency of `q` from `t0`; returns the ticks waited.
+uint64_t WaitOneLeg(QpState* q, uint64_t t0);
 
 // Records the shim's own cost of one sampled post: the time from entry to
 // the real post and after it, less waiting and the TSC reads themselves.
@@ -45,6 +49,8 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
 // no QP lookup, byte scan or counters.
 int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
+// The defer mode's poll: hands over the CQ's QPs' due posts first.
+int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc);
 
 }  // namespace verbsemu::shim::internal
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
@@ -34,6 +35,7 @@ void ResetStatsLocked() {
   e.poll_ovh_ticks.Reset();
   e.poll_ovh_samples.Reset();
   e.lateness.Reset();
+  e.latency_law.ResetCounts();
 }
 
 }  // namespace
@@ -55,6 +57,9 @@ void ConfigureWithCalibration(const Settings& settings,
   e.emulating = settings.engine.emulating();
   e.pace = settings.engine.pacing();
   e.pad = settings.engine.padding();
+  e.deferring = settings.engine.deferring();
+  e.latency_law.Set(settings.engine.latency,
+                    settings.engine.seed.value_or(FreshSeed()), cal);
   e.wrap = Wrapping::For(settings);
   e.note_lateness = !settings.report.empty();
   ApplyCalibration(e, cal);
@@ -144,7 +149,7 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
   ibv_qp* qp = Real().create_qp(pd, attr);
   if (qp != nullptr) {
     if (ContextState* c = E().contexts.Find(qp->context)) {
-      RegisterQp(c, qp, /*with_send_ops=*/false);
+      RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs, &attr->cap);
     }
   }
   return qp;
@@ -152,6 +157,7 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
 
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
   if (Real().modify_qp == nullptr) return ENOSYS;
+  FlushDeferred(E().qps.Find(qp), FlushReason::kModify);
   const int rc = Real().modify_qp(qp, attr, attr_mask);
   if (rc != 0 || attr == nullptr) return rc;
   if (QpState* q = E().qps.Find(qp)) OnQpModified(q, *attr, attr_mask);
@@ -161,6 +167,7 @@ int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
 int DestroyQp(ibv_qp* qp) {
   if (Real().destroy_qp == nullptr) return ENOSYS;
   std::unique_ptr<QpState> q = DetachQp(qp);
+  FlushDeferred(q.get(), FlushReason::kDestroy);
   const int rc = Real().destroy_qp(qp);
   FinishDestroy(std::move(q), rc == 0);
   return rc;
@@ -206,6 +213,7 @@ void AtForkChild() {
   ReportSignalForgetWatcher();
   std::lock_guard<std::mutex> lock(e.mu);
   ClearThreadCaches(/*forget_qps=*/false);
+  DeferAfterForkInChild();
   e.retired.clear();
   e.folded.clear();
   for (auto& [key, q] : e.qp_owner) q->stats.Reset();
@@ -217,7 +225,9 @@ void ResetForTesting() {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   e.configured.store(false, std::memory_order_release);
+  ResetDeferLocked();
   ForgetAllLocked();
+  e.next_stream = 0;
   ResetStatsLocked();
   e.warned_rate = false;
   e.warned_pad = false;

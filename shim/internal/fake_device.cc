@@ -14,12 +14,28 @@ void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
                   ibv_wc_status status) {
   if (cq == nullptr) return;
   FakeCq* f = reinterpret_cast<FakeCq*>(cq);
-  ibv_wc wc{};
-  wc.wr_id = wr_id;
-  wc.status = status;
-  wc.opcode = op;
+  const FakeDevice* d =
+      reinterpret_cast<FakeContext*>(verbs_get_ctx(cq->context))->owner;
+  FakeCqe e{};
+  e.wc.wr_id = wr_id;
+  e.wc.status = status;
+  e.wc.opcode = op;
+  const uint64_t msg = d->wire_msg_ticks.load(std::memory_order_relaxed);
+  const uint64_t latency =
+      d->wire_latency_ticks.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(f->mu);
-  f->entries.push_back(wc);
+  if (msg != 0 || latency != 0) {
+    const uint64_t start = std::max(emulate::ReadTsc(), f->wire_free_at);
+    f->wire_free_at = start + msg;
+    e.ready_tsc = start + msg + latency;
+  }
+  f->entries.push_back(e);
+}
+
+uint64_t Fnv1a(uint64_t h, const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3;
+  return h;
 }
 
 bool StampPost(FakeDevice* d, uint64_t tsc) {
@@ -71,6 +87,14 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       r.bytes = bytes;
       r.opcode = w->opcode;
       r.remote_qpn = qp->qp_type == IBV_QPT_UD ? w->wr.ud.remote_qpn : 0;
+      r.digest = 0xcbf29ce484222325;
+      for (int s = 0; (w->send_flags & IBV_SEND_INLINE) != 0 && s < w->num_sge;
+           ++s) {
+        // NOLINTNEXTLINE(performance-no-int-to-ptr): the WR's own address
+        r.digest =
+            Fnv1a(r.digest, reinterpret_cast<const void*>(w->sg_list[s].addr),
+                  w->sg_list[s].length);
+      }
       d->Record(r);
     }
     if (q->sig_all || (w->send_flags & IBV_SEND_SIGNALED) != 0) {
@@ -98,8 +122,12 @@ int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
   FakeCq* f = reinterpret_cast<FakeCq*>(cq);
   std::lock_guard<std::mutex> lock(f->mu);
   int i = 0;
-  for (; i < n && !f->entries.empty(); ++i) {
-    wc[i] = f->entries.front();
+  const uint64_t now = f->entries.empty() || f->entries.front().ready_tsc == 0
+                           ? 0
+                           : emulate::ReadTsc();
+  for (; i < n && !f->entries.empty() && f->entries.front().ready_tsc <= now;
+       ++i) {
+    wc[i] = f->entries.front().wc;
     f->entries.pop_front();
   }
   return i;
@@ -162,6 +190,9 @@ int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {
   return 0;
 }
 
+ibv_pd* FakeAllocParentDomain(ibv_context* c,
+                              ibv_parent_domain_init_attr* attr);
+
 ibv_context* FakeOpenDevice(ibv_device* dev) {
   FakeDevice* d = *reinterpret_cast<FakeDevice**>(reinterpret_cast<char*>(dev) +
                                                   sizeof(ibv_device));
@@ -180,6 +211,7 @@ ibv_context* FakeOpenDevice(ibv_device* dev) {
   v.create_qp_ex = FakeCreateQpEx;
   v.create_cq_ex = FakeCreateCqEx;
   v.query_port = FakeQueryPortEx;
+  v.alloc_parent_domain = FakeAllocParentDomain;
   ibv_context* raw = &v.context;
   std::lock_guard<std::mutex> lock(d->mu);
   d->contexts.push_back(std::move(fc));
@@ -277,6 +309,12 @@ ibv_pd* FakeAllocPd(ibv_context* c) {
   auto pd = std::make_unique<ibv_pd>();
   pd->context = c;
   return Keep(d, d->pds, d->live_pds, std::move(pd));
+}
+
+// A parent domain (with or without a thread domain) is a PD to the fake.
+ibv_pd* FakeAllocParentDomain(ibv_context* c,
+                              ibv_parent_domain_init_attr* attr) {
+  return attr->pd != nullptr ? FakeAllocPd(c) : nullptr;
 }
 
 int FakeDeallocPd(ibv_pd* pd) {

@@ -39,10 +39,16 @@ struct FakeContext {
   FakeDevice* owner;
 };
 
+struct FakeCqe {
+  ibv_wc wc;
+  uint64_t ready_tsc = 0;  // polled from then on (the fake wire, below)
+};
+
 struct FakeCq {
   ibv_cq cq;  // first
   std::mutex mu;
-  std::deque<ibv_wc> entries;
+  std::deque<FakeCqe> entries;
+  uint64_t wire_free_at = 0;  // under mu: when the fake wire is free again
 };
 
 struct FakeWr {
@@ -76,7 +82,8 @@ struct PostRecord {
   int opcode = 0;
   bool via_wr_api = false;
   uint32_t remote_qpn = 0;
-  uint64_t digest = 0;  // ibv_wr_* posts: FakeWr::digest
+  // ibv_wr_* posts: FakeWr::digest; ibv_post_send: of an inline WR's data
+  uint64_t digest = 0;
 };
 
 class FakeDevice {
@@ -108,6 +115,11 @@ class FakeDevice {
   // Data-path calls return at once (success, nothing recorded): isolates the
   // shim's own cost in the pass-through benchmark.
   std::atomic<bool> null_ops{false};
+  // A wire behind the device (the message-rate benchmark): each signaled
+  // completion is polled `wire_latency_ticks` after its message has held
+  // the wire for `wire_msg_ticks`, one message at a time. 0: at once.
+  std::atomic<uint64_t> wire_latency_ticks{0};
+  std::atomic<uint64_t> wire_msg_ticks{0};
   Personality personality = Personality::kPlain;
   uint8_t active_speed = 32;  // EDR
   uint8_t active_width = 2;   // 4x -> 100 Gbit/s

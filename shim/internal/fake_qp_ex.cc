@@ -13,10 +13,9 @@ bool Null(ibv_qp_ex* qpx) {
   return Dev(qpx)->null_ops.load(std::memory_order_relaxed);
 }
 
-// FNV-1a, folding what a WR carries into its digest.
+// Folds what a WR carries into its digest.
 void Fold(uint64_t* digest, const void* p, size_t n) {
-  const auto* b = static_cast<const unsigned char*>(p);
-  for (size_t i = 0; i < n; ++i) *digest = (*digest ^ b[i]) * 0x100000001b3;
+  *digest = Fnv1a(*digest, p, n);
 }
 
 // The WR being built, or nullptr (noted) for a call outside any batch.

@@ -22,6 +22,8 @@ void ApplyFakePersonality(FakeQp* q, ibv_qp_state state);
 // Shared with the fake's post_send.
 void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
                   ibv_wc_status status = IBV_WC_SUCCESS);
+// FNV-1a over `n` bytes at `p`, continuing from `h` (a WR's digest).
+uint64_t Fnv1a(uint64_t h, const void* p, size_t n);
 // Counts one post reaching the device at `tsc`; false when the device is a
 // null device that drops everything.
 bool StampPost(FakeDevice* d, uint64_t tsc);

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "shim/internal/data_path.h"
+#include "shim/internal/defer.h"
 #include "shim/internal/qp_ex_slots.h"
 #include "shim/internal/state.h"
 #include "shim/internal/wr_recording.h"
@@ -176,7 +177,7 @@ void WrStart(ibv_qp_ex* qpx) {
   // send-queue lock, so other threads posting on this QP are not held up.
   const Engine& e = E();
   if (e.emulating && e.delay.enabled()) {
-    q->batch.ticks_waited = WaitOneLeg(emulate::ReadTsc());
+    q->batch.ticks_waited = WaitOneLeg(q, emulate::ReadTsc());
     q->batch.legs_waited = 1;
   }
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
@@ -204,6 +205,24 @@ void AccountBatch(ThreadCache* tc, QpState* q, const PostShape& shape, int rc,
   AddPendingWait(tc);
 }
 
+// A recorded batch on a deferring QP: queued, due when the spin would have
+// ended.
+int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
+                     const PostShape& shape) {
+  Engine& e = E();
+  const uint64_t origin = t0 - std::min(t0, e.recording_ticks);
+  bool owes = false;
+  const uint64_t due = DueTime(q, origin, shape, &owes);
+  ThreadCache* tc = Cache();
+  // Released first: a drainer replaying this QP's held batches takes the
+  // batch lock after the queue's (the application's wr_id and wr_flags
+  // live in the ibv_qp_ex it writes).
+  q->batch_mu.unlock();
+  const int rc = DeferBatch(q, tc->recordings.SlotOf(r), origin, due, shape);
+  if (e.wrap.bytes) AccountBatch(tc, q, shape, rc, 0);
+  return rc;
+}
+
 // A recorded batch: the waits with no lock held, then the replay under the
 // batch lock (the provider takes its own inside).
 int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
@@ -212,6 +231,7 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
   QpState* q = LockOwner(*r, qpx);
   if (q == nullptr) return r->Replay(qpx);
   const PostShape shape = r->shape;
+  if (q->defer != nullptr) return CompleteDeferred(r, q, t0, shape);
   q->batch_mu.unlock();
   // Holding the batch back costs time a native post does not spend: the
   // wait is shortened by its calibrated median.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "shim/internal/data_path.h"
+#include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/report.h"
@@ -39,9 +40,23 @@ ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
   if (qp != nullptr) {
     const bool send_ops =
         (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
-    RegisterQp(E().contexts.Find(context), qp, send_ops);
+    RegisterQp(E().contexts.Find(context), qp, send_ops, QpOrigin::kVerbs,
+               &attr->cap);
   }
   return qp;
+}
+
+// Parent domains with a thread domain: their QPs take no provider lock, so
+// the defer mode's progress thread must not post on them.
+ibv_pd* AllocParentDomainHook(ibv_context* context,
+                              ibv_parent_domain_init_attr* attr) {
+  ibv_pd* pd =
+      CreateThroughProvider<&ContextState::alloc_parent_domain>(context, attr);
+  if (pd != nullptr && attr->td != nullptr) {
+    std::lock_guard<std::mutex> lock(E().mu);
+    E().td_pds.insert(pd);
+  }
+  return pd;
 }
 
 ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
@@ -62,6 +77,9 @@ void SaveOps(ContextState* c) {
   if (HasVctxField(c->vctx, offsetof(verbs_context, create_cq_ex))) {
     c->create_cq_ex = c->vctx->create_cq_ex;
   }
+  if (HasVctxField(c->vctx, offsetof(verbs_context, alloc_parent_domain))) {
+    c->alloc_parent_domain = c->vctx->alloc_parent_domain;
+  }
 }
 
 // Installs the wrappers the settings need over the ops the provider has.
@@ -69,10 +87,18 @@ void SaveOps(ContextState* c) {
 // there, so they stay the provider's own functions.
 void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
+  // The lean post has no QP to draw a varying latency for.
+  const bool deferring = E().deferring;
+  const bool per_qp = wrap.bytes || deferring || E().latency_law.varies();
   if (c->post_send && wrap.posts) {
-    ops.post_send = wrap.bytes ? PostSend : PostSendDelayOnly;
+    ops.post_send = per_qp ? PostSend : PostSendDelayOnly;
   }
-  if (c->poll_cq && wrap.polls) ops.poll_cq = PollCq;
+  if (c->poll_cq && wrap.polls) {
+    ops.poll_cq = deferring ? PollCqDeferring : PollCq;
+  }
+  if (c->alloc_parent_domain && deferring) {
+    c->vctx->alloc_parent_domain = AllocParentDomainHook;
+  }
   if (c->create_qp_ex && wrap.posts) c->vctx->create_qp_ex = CreateQpExHook;
   if (c->create_cq_ex && wrap.polls) c->vctx->create_cq_ex = CreateCqExHook;
 }
@@ -111,6 +137,7 @@ void ReclaimGraveyardLocked(Engine& e) {
 void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
   Engine& e = E();
   OnQpTrafficRetired(q.get());
+  LeaveDeferList(q.get());
   e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
   if (e.retired.size() > kKeptRetiredQps) {
     FoldIntoDevice(e, e.retired.front());
@@ -166,7 +193,7 @@ ContextState* RegisterContext(ibv_context* ctx) {
 }
 
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
-                    QpOrigin origin) {
+                    QpOrigin origin, const ibv_qp_cap* cap) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
@@ -176,6 +203,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   q->qpn = qp->qp_num;
   q->type = qp->qp_type;
   q->record_batches = e.emulating && origin == QpOrigin::kVerbs;
+  q->stream = e.next_stream++;
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
     if (q->qpx) {
@@ -193,19 +221,24 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     return nullptr;
   }
   e.qp_owner.emplace(qp, std::move(q));
+  SetUpDeferLocked(raw, cap != nullptr ? *cap : ibv_qp_cap{});
   return raw;
 }
 
 QpState* AdoptQp(ibv_qp* qp) {
   ContextState* c = E().contexts.Find(qp->context);
   if (c == nullptr) return nullptr;
-  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/false);
-  if (q == nullptr || Real().query_qp == nullptr) return q;
   ibv_qp_attr attr{};
   ibv_qp_init_attr init{};
-  if (Real().query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT,
-                      &init) == 0 &&
-      attr.qp_state >= IBV_QPS_RTR) {
+  const bool known =
+      Real().query_qp != nullptr &&
+      Real().query_qp(qp, &attr,
+                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT | IBV_QP_CAP,
+                      &init) == 0;
+  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs,
+                          known ? &init.cap : nullptr);
+  if (q == nullptr || !known) return q;
+  if (attr.qp_state >= IBV_QPS_RTR) {
     std::lock_guard<std::mutex> lock(q->mu);
     if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_UC) {
       q->av = attr.ah_attr;
@@ -256,6 +289,7 @@ void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed) {
   // it goes back as it was.
   if (!destroyed && e.qps.Find(q->qp) == nullptr &&
       e.qps.Insert(q->qp, q.get())) {
+    RejoinDeferList(q.get());
     e.qp_owner.emplace(q->qp, std::move(q));
     return;
   }

@@ -38,19 +38,28 @@ double PerSample(const emulate::TscCalibration& cal, uint64_t ticks,
   return samples ? cal.TicksToNs(ticks) / static_cast<double>(samples) : 0.0;
 }
 
+// The latency as set: a constant, or a law and its mean.
+std::string LatencyText(const Engine& e) {
+  const emulate::Config& c = e.settings.engine;
+  if (!e.latency_law.varies()) return "+" + units::FormatNs(c.latency_ns);
+  return e.latency_law.law().Describe() + " (mean " +
+         units::FormatNs(c.latency_ns) + ")";
+}
+
 std::string Header(const Engine& e) {
   const emulate::Config& c = e.settings.engine;
-  char line[512];
-  std::snprintf(
-      line, sizeof line,
-      "verbsemu report (pid %d): latency +%s, bandwidth %s%s, "
-      "TSC %.3f GHz, spin fixed cost %.0f ns%s%s\n",
-      static_cast<int>(getpid()), units::FormatNs(c.latency_ns).c_str(),
-      emulate::FormatBandwidth(c.bandwidth).c_str(),
-      c.bandwidth.enabled() ? (e.pace ? " (pace)" : " (pad)") : "",
-      e.cal.ticks_per_ns, e.cal.TicksToNs(e.cal.spin_fixed_cost_ticks),
-      e.cal.spin_pause ? "" : " (spin without pause: QEMU TCG)",
-      e.patching ? "" : " [configuration error: not emulating]");
+  char line[1024];
+  std::snprintf(line, sizeof line,
+                "verbsemu report (pid %d): latency %s%s, bandwidth %s%s, "
+                "TSC %.3f GHz, spin fixed cost %.0f ns%s%s\n",
+                static_cast<int>(getpid()), LatencyText(e).c_str(),
+                e.deferring ? " (defer)" : "",
+                emulate::FormatBandwidth(c.bandwidth).c_str(),
+                c.bandwidth.enabled() ? (e.pace ? " (pace)" : " (pad)") : "",
+                e.cal.ticks_per_ns,
+                e.cal.TicksToNs(e.cal.spin_fixed_cost_ticks),
+                e.cal.spin_pause ? "" : " (spin without pause: QEMU TCG)",
+                e.patching ? "" : " [configuration error: not emulating]");
   return line;
 }
 
@@ -134,6 +143,39 @@ std::string WaitsLine(const Engine& e) {
   return line;
 }
 
+// The delays a varying latency drew (latency_law.h), and the seed that
+// draws them again.
+std::string DrawnLine(const Engine& e) {
+  const LatencyLaw& l = e.latency_law;
+  if (!l.varies()) return "";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "delays drawn %llu: mean %.3f us, p50 %.3f us, p99 %.3f, "
+                "p99.9 %.3f (seed %llu)\n",
+                static_cast<ull>(l.count()), l.MeanNs() / 1e3,
+                l.QuantileNs(0.5) / 1e3, l.QuantileNs(0.99) / 1e3,
+                l.QuantileNs(0.999) / 1e3, static_cast<ull>(l.seed()));
+  return line;
+}
+
+// The defer mode's counts (defer_queue.h); counts of what should not
+// happen (fallbacks, refusals, early hand-overs) only when there are some.
+std::string DeferLine(const Engine& e) {
+  if (!e.deferring) return "";
+  std::string line = "defer:";
+  const char* sep = " ";
+#define VERBSEMU_PART(name, what)                                           \
+  if (e.defer.name.Get() != 0 || std::string_view(#name) == "qps" ||        \
+      std::string_view(#name) == "handed_posts") {                          \
+    line +=                                                                 \
+        sep + std::string(what) + " " + std::to_string(e.defer.name.Get()); \
+    sep = "; ";                                                             \
+  }
+  VERBSEMU_DEFER_COUNTERS(VERBSEMU_PART)
+#undef VERBSEMU_PART
+  return line + "\n";
+}
+
 }  // namespace
 
 std::string ReportText(std::vector<std::string>* warnings) {
@@ -167,8 +209,8 @@ std::string ReportText(std::vector<std::string>* warnings) {
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
            DeviceTrafficLinesLocked(dev, warnings);
   }
-  return out + DirectVerbsReportLine() + WaitsLine(e) + SleepLine(e) +
-         OverheadLine(e, total);
+  return out + DirectVerbsReportLine() + DrawnLine(e) + DeferLine(e) +
+         WaitsLine(e) + SleepLine(e) + OverheadLine(e, total);
 }
 
 void WriteReport() {

@@ -14,12 +14,15 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "emulate/pad_planner.h"
 #include "emulate/spin.h"
 #include "emulate/tsc.h"
 #include "shim/internal/counters.h"
+#include "shim/internal/defer_queue.h"
+#include "shim/internal/latency_law.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/port_traffic.h"
@@ -44,8 +47,10 @@ struct Wrapping {
 
   static Wrapping For(const Settings& s) {
     const bool report = !s.report.empty();
+    // Defer hands posts over from ibv_poll_cq too.
     return {s.engine.emulating() || report,
-            s.engine.bandwidth.enabled() || report, report};
+            s.engine.bandwidth.enabled() || report,
+            report || s.engine.deferring()};
   }
 };
 
@@ -57,6 +62,7 @@ struct ContextState {
   decltype(ibv_context_ops::poll_cq) poll_cq = nullptr;
   decltype(verbs_context::create_qp_ex) create_qp_ex = nullptr;
   decltype(verbs_context::create_cq_ex) create_cq_ex = nullptr;
+  decltype(verbs_context::alloc_parent_domain) alloc_parent_domain = nullptr;
   std::mutex mu;  // links
   std::array<std::unique_ptr<PortLink>, kMaxPorts> links;
   Counter cqs;
@@ -94,6 +100,12 @@ struct QpState {
   // The port whose count of READ-serving QPs includes this QP; under mu.
   PortTraffic* reads_counted_on = nullptr;
   QpStats stats;
+  // Its draws of the latency law (latency_law.h): stream and count.
+  uint64_t stream = 0;
+  std::atomic<uint64_t> draws{0};
+  // The defer mode's FIFO (null: the QP spins, or the mode is spin).
+  std::unique_ptr<DeferQueue> defer;
+  DeferFallback defer_fallback = DeferFallback::kNone;
 };
 
 // A destroyed QP, as the report shows it.
@@ -137,6 +149,8 @@ struct Engine {
   emulate::TscCalibration cal;
   bool calibrated = false;
   emulate::DelayModel delay;
+  LatencyLaw latency_law;    // drawn per leg when it varies
+  uint64_t next_stream = 0;  // under mu: the next QP's stream
   uint64_t tsc_read_cost = 0;
   uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
@@ -144,6 +158,13 @@ struct Engine {
   bool note_lateness = false;
   WaitLateness lateness;
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
+  // The defer mode (defer.h).
+  bool deferring = false;
+  PtrMap<DeferList> defer_lists{10};
+  std::vector<std::unique_ptr<DeferList>> defer_list_owner;  // under mu
+  std::unordered_set<const ibv_pd*> td_pds;  // under mu: lock-free domains
+  DeferCounters defer;
+  std::atomic<bool> warned_defer_refused{false};
   std::atomic<bool> warned_rate{false}, warned_pad{false};
   std::atomic<bool> warned_shared_link{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
@@ -166,11 +187,21 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.cal = cal;
   e.delay = emulate::DelayModel(cal.NsToTicks(e.settings.engine.latency_ns),
                                 cal.spin_fixed_cost_ticks);
+  e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
   e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
   e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
   e.lateness.SetTailTicks(cal.NsToTicks(1000));
   e.calibrated = true;
+}
+
+// Deadline of a post of `q` that crosses the link `legs` times from
+// `start`: the constant latency, or a draw per leg.
+inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs) {
+  Engine& e = E();
+  if (!e.latency_law.varies()) return e.delay.Deadline(start, legs);
+  return e.delay.DeadlineAfter(
+      start, e.latency_law.DrawTicks(legs, q->stream, &q->draws));
 }
 
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "shim/internal/counters.h"
+#include "shim/internal/log_buckets.h"
 
 namespace verbsemu::shim::internal {
 
@@ -43,7 +44,7 @@ class WaitLateness {
   static uint64_t UpperEdge(int bucket);  // the largest value in the bucket
 
  private:
-  std::array<Counter, kBuckets> buckets_;
+  LogBuckets<kSubBits> buckets_;
   Counter count_, waited_, sum_, max_, tail_count_, tail_sum_;
   uint64_t tail_ticks_ = UINT64_MAX;
 };

@@ -1,5 +1,7 @@
 #include "shim/internal/wr_recording.h"
 
+#include <errno.h>
+
 #include <algorithm>
 #include <mutex>
 
@@ -38,7 +40,7 @@ void WrRecording::Close() {
   shape = PostShape{};
 }
 
-int WrRecording::Replay(ibv_qp_ex* qpx) {
+int WrRecording::Replay(ibv_qp_ex* qpx, bool close_on_room_refusal) {
   const uint64_t app_wr_id = qpx->wr_id;
   const unsigned app_wr_flags = qpx->wr_flags;
   provider_.wr_start(qpx);
@@ -50,7 +52,7 @@ int WrRecording::Replay(ibv_qp_ex* qpx) {
   const int rc = provider_.wr_complete(qpx);
   qpx->wr_id = app_wr_id;
   qpx->wr_flags = app_wr_flags;
-  Close();
+  if (rc != ENOMEM || close_on_room_refusal) Close();
   return rc;
 }
 

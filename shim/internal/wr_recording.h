@@ -74,8 +74,10 @@ class WrRecording {
   }
 
   // The provider's wr_start, the recorded calls, its wr_complete; then the
-  // recording closes. Returns wr_complete's result.
-  int Replay(ibv_qp_ex* qpx);
+  // recording closes, unless `close_on_room_refusal` is false and the
+  // provider had no room (ENOMEM): the batch can then be replayed again.
+  // Returns wr_complete's result.
+  int Replay(ibv_qp_ex* qpx, bool close_on_room_refusal = true);
 
   PostShape shape;  // what the batch moves, as the calls were recorded
 
@@ -135,6 +137,14 @@ class WrRecordings {
   }
   // A recording opened for `qpx` (an unfinished one for it starts over).
   WrRecording* Open(ibv_qp_ex* qpx, const QpExSlots& provider, QpState* owner);
+  // Where `r` is held, so a deferred post can take it and leave a closed
+  // one in its place.
+  std::unique_ptr<WrRecording>* SlotOf(const WrRecording* r) {
+    for (auto& slot : all_) {
+      if (slot.get() == r) return &slot;
+    }
+    return nullptr;
+  }
 
  private:
   std::vector<std::unique_ptr<WrRecording>> all_;

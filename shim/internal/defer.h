@@ -1,0 +1,71 @@
+// The defer latency mode (VERBSEMU_LATENCY_MODE=defer). A post returns at
+// once; a copy of it (deferred_post.h) waits in its QP's FIFO and is handed
+// to the provider when due: the latency later, in order, so a thread keeps
+// its message rate and its overlap of communication with computation, where
+// a spin (InterSense) holds it for the whole latency. Held posts are handed
+// over by the application's own calls (a post on the QP, a poll of any
+// CQ of its context) and by a progress thread for applications that block
+// instead, and flushed before ibv_modify_qp, ibv_destroy_qp and exit.
+//
+// Send-queue accounting: the provider holds none of the held WRs, so an
+// application within its own send-queue depth never meets ENOMEM at the
+// hand-over; the shim answers ENOMEM when the FIFO alone holds max_send_wr
+// WRs, and retries a hand-over the provider refuses for room. A WR the
+// provider refuses for another reason after the post returned is counted,
+// warned about once, and dropped, as its post would have failed.
+#ifndef VERBSEMU_SHIM_INTERNAL_DEFER_H_
+#define VERBSEMU_SHIM_INTERNAL_DEFER_H_
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "shim/internal/defer_queue.h"
+#include "shim/internal/post_shape.h"
+#include "shim/internal/wr_recording.h"
+
+namespace verbsemu::shim::internal {
+
+struct QpState;
+
+// At registration, caller holds E().mu: gives `q` its FIFO and puts it on
+// its send CQ's list, or notes why it spins. `cap`: the QP's send queue.
+void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap);
+
+// ibv_post_send on a deferring QP: queues a copy of the chain, due at
+// `due`. Returns 0, or ENOMEM/EINVAL with `*bad_wr` the first WR not taken
+// (the ones before it are queued).
+int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
+                  uint64_t entered, uint64_t due);
+// ibv_wr_complete of a recorded batch on a deferring QP: the recording in
+// `*slot` moves to the FIFO (a closed one comes back in its place).
+int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
+               uint64_t due, const PostShape& shape);
+
+// ibv_poll_cq: hands over the due posts of the deferring QPs of the
+// context of `cq`.
+void DrainDueOnPoll(ibv_cq* cq);
+
+// Why held posts go before they are due (the report counts each).
+enum class FlushReason : uint8_t { kModify, kDestroy, kExit };
+// Every held post of `q` goes to the provider now.
+void FlushDeferred(QpState* q, FlushReason why);
+// A QP leaving (retired; caller holds E().mu): off its CQ's list, so no
+// drainer reaches it again; and back on it when the provider refused to
+// destroy it.
+void LeaveDeferList(QpState* q);
+void RejoinDeferList(QpState* q);
+// At exit (atexit, registered with the progress thread): stops the progress
+// thread and flushes every QP.
+void FlushAllDeferred();
+
+// Tests: stops the progress thread, forgets every CQ list (E().mu held).
+void ResetDeferLocked();
+// In a forked child: the parent's held posts are the parent's to send, and
+// its locks may have been held by a thread the child does not have.
+void DeferAfterForkInChild();
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_DEFER_H_

@@ -1,0 +1,190 @@
+#include "shim/internal/defer_progress.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "emulate/tsc.h"
+#include "shim/internal/defer.h"
+#include "shim/internal/no_destructor.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+// The spun tail of a wait: at least this, and twice how late sleeps woke,
+// up to the cap (beyond it the thread sleeps and the wake is late).
+constexpr double kMinTailNs = 2'000;
+constexpr double kMaxTailNs = 200'000;
+// The grace a wake that found nothing overdue adds (doubling), and its cap.
+constexpr double kGraceStepNs = 10'000;
+constexpr double kMaxGraceNs = 1'000'000;
+// Even at no grace the thread aims this far past the due time, so an
+// application polling at that moment hands its own posts over and the
+// thread learns it is not needed.
+constexpr double kYieldNs = 1'000;
+
+uint64_t MinEarliest(const std::vector<DeferList*>& cqs) {
+  uint64_t m = kNeverDue;
+  for (const DeferList* c : cqs) m = std::min(m, c->earliest.load());
+  return m;
+}
+
+void ExitFlush() { FlushAllDeferred(); }
+
+}  // namespace
+
+namespace {
+// Replaced, never destroyed, in a forked child (AfterForkInChild).
+std::unique_ptr<DeferProgress>& Instance() {
+  static NoDestructor<std::unique_ptr<DeferProgress>> holder;
+  static std::unique_ptr<DeferProgress>* const instance = [] {
+    *holder.get() = std::make_unique<DeferProgress>();
+    return holder.get();
+  }();
+  return *instance;
+}
+}  // namespace
+
+DeferProgress& Progress() { return *Instance(); }
+
+void DeferProgress::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (running_) return;
+  static std::once_flag exit_flush;
+  std::call_once(exit_flush, [] { atexit(ExitFlush); });
+  stop_ = false;
+  running_ = true;
+  grace_ticks_.store(0);
+  yield_ticks_ = E().cal.NsToTicks(kYieldNs);
+  thread_ = std::thread([this] { Run(); });
+}
+
+void DeferProgress::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!running_) return;
+    stop_ = true;
+    generation_seen_.store(++generation_);
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  running_ = false;
+}
+
+void DeferProgress::Watch(DeferList* c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cqs_.push_back(c);
+}
+
+void DeferProgress::Forget() {
+  std::lock_guard<std::mutex> lock(mu_);
+  cqs_.clear();
+}
+
+void DeferProgress::ForEach(const std::function<void(DeferList*)>& f) {
+  std::vector<DeferList*> cqs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    cqs = cqs_;
+  }
+  for (DeferList* c : cqs) f(c);
+}
+
+// Overdue posts halve the grace (below one step: none, the thread aims at
+// the due time); a wake that found the application had handed them over
+// doubles it and adds a step. An application that polls often settles the
+// grace near its poll interval; one that never does, at none.
+void DeferProgress::Learn(size_t handed) {
+  const emulate::TscCalibration& cal = E().cal;
+  const uint64_t step = cal.NsToTicks(kGraceStepNs);
+  const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
+  uint64_t next = std::min(cal.NsToTicks(kMaxGraceNs), 2 * grace + step);
+  if (handed > 0) next = grace / 2 < step ? 0 : grace / 2;
+  grace_ticks_.store(next, std::memory_order_relaxed);
+}
+
+void DeferProgress::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    generation_seen_.store(++generation_);
+  }
+  cv_.notify_one();
+}
+
+void DeferProgress::AfterForkInChild() {
+  // The thread and its lock are the parent's (the lock may have been held
+  // at the fork): the child leaves them be and starts afresh when it
+  // defers.
+  (void)Instance().release();
+  Instance() = std::make_unique<DeferProgress>();
+}
+
+void DeferProgress::Run() {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  pthread_setname_np(pthread_self(), "verbsemu-defer");
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    const uint64_t generation = generation_;
+    const std::vector<DeferList*> cqs = cqs_;
+    lock.unlock();
+    sleeping_until_.store(0);
+    uint64_t next = kNeverDue;
+    const bool woke_for_posts = woke_for_posts_;
+    const size_t handed = DrainAllDue(emulate::ReadTsc(), &next);
+    if (woke_for_posts) Learn(handed);
+    // A post pushed during the scan either sees this (and wakes the
+    // thread) or is seen by the look below.
+    const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
+    const uint64_t offset = std::max(grace, yield_ticks_);
+    offset_ticks_.store(offset, std::memory_order_relaxed);
+    const uint64_t until = next == kNeverDue ? kNeverDue : next + offset;
+    sleeping_until_.store(until);
+    const bool missed = MinEarliest(cqs) < next;
+    lock.lock();
+    woke_for_posts_ = false;
+    if (missed || stop_ || generation != generation_) continue;
+    woke_for_posts_ = next != kNeverDue;
+    WaitFor(lock, until, grace == 0, generation);
+  }
+  sleeping_until_.store(0);
+}
+
+void DeferProgress::WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until,
+                            bool exact, uint64_t generation) {
+  auto woken = [&] { return stop_ || generation_ != generation; };
+  if (until == kNeverDue) {
+    cv_.wait(lock, woken);
+    return;
+  }
+  const emulate::TscCalibration& cal = E().cal;
+  const uint64_t now = emulate::ReadTsc();
+  if (until <= now) return;
+  const uint64_t tail =
+      exact ? std::min(cal.NsToTicks(kMaxTailNs),
+                       cal.NsToTicks(kMinTailNs) + 2 * late_ticks_)
+            : 0;
+  if (until - now > tail) {
+    const uint64_t asked = until - now - tail;
+    const auto ns =
+        std::chrono::nanoseconds(static_cast<int64_t>(cal.TicksToNs(asked)));
+    if (cv_.wait_for(lock, ns, woken)) return;
+    const uint64_t slept = emulate::ReadTsc() - now;
+    const uint64_t late = slept > asked ? slept - asked : 0;
+    late_ticks_ =
+        late >= late_ticks_ ? late : late_ticks_ - (late_ticks_ - late) / 16;
+    return;
+  }
+  lock.unlock();
+  while (emulate::ReadTsc() < until &&
+         generation_seen_.load(std::memory_order_relaxed) == generation) {
+    if (cal.spin_pause) emulate::CpuRelax();
+  }
+  lock.lock();
+}
+
+}  // namespace verbsemu::shim::internal

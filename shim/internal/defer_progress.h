@@ -1,0 +1,85 @@
+// The defer mode's progress thread: hands over held posts whose
+// application makes no verbs call when they fall due (one blocked in
+// ibv_get_cq_event, one busy-waiting on memory for an RDMA write, as
+// perftest's ib_write_lat does, one that only posts). It learns whether it
+// is needed: while its wakes find posts overdue, it aims at the due time,
+// sleeping and then spinning the last stretch, whose length follows how
+// late its sleeps wake (a guest under QEMU TCG wakes tens of microseconds
+// late); each wake that finds the application already handed them over
+// doubles a grace it sleeps past the due time (up to 1 ms), without
+// spinning, and each that finds them still held halves it: a spinning
+// helper would take a core from the application, or from a soft device
+// such as rxe.
+#ifndef VERBSEMU_SHIM_INTERNAL_DEFER_PROGRESS_H_
+#define VERBSEMU_SHIM_INTERNAL_DEFER_PROGRESS_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "shim/internal/defer_queue.h"
+
+namespace verbsemu::shim::internal {
+
+class DeferProgress {
+ public:
+  // Starts the thread once (and registers the exit flush).
+  void Start();
+  // Stops and joins it; Start starts it again.
+  void Stop();
+  // Adds a CQ list to the ones the thread drains.
+  void Watch(DeferList* c);
+  void Forget();
+  void ForEach(const std::function<void(DeferList*)>& f);
+  // A post became its QP's head, due at `due`: wakes the thread if it
+  // sleeps past that (the thread then aims at it plus its grace).
+  void Notify(uint64_t due) {
+    if (due + offset_ticks_.load(std::memory_order_relaxed) <
+        sleeping_until_.load()) {
+      Wake();
+    }
+  }
+  // In a forked child: a fresh instance (see Progress()).
+  static void AfterForkInChild();
+
+ private:
+  void Wake();
+  // After a wake: `handed` posts were overdue and went from this thread.
+  void Learn(size_t handed);
+  void Run();
+  // Sleeps toward `until` (TSC), spinning the last stretch when `exact`;
+  // returns early when woken.
+  void WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until, bool exact,
+               uint64_t generation);
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t generation_ = 0;  // under mu_: bumped by each wake
+  std::atomic<uint64_t> generation_seen_{0};
+  // The TSC the thread sleeps until; 0 while it scans (it scans again
+  // before it sleeps), kNeverDue while nothing is held.
+  std::atomic<uint64_t> sleeping_until_{0};
+  bool running_ = false, stop_ = false;  // under mu_
+  std::vector<DeferList*> cqs_;          // under mu_
+  std::thread thread_;
+  uint64_t late_ticks_ = 0;  // the thread's own: how late its sleeps woke
+  std::atomic<uint64_t> grace_ticks_{0};
+  bool woke_for_posts_ = false;  // the thread's own: its wait aimed at a post
+  uint64_t yield_ticks_ = 0;     // set at Start
+  std::atomic<uint64_t> offset_ticks_{0};  // how far past a due post it aims
+};
+
+DeferProgress& Progress();
+
+// The progress thread's scan: drains every list due by `now`, lowers
+// `*next` to the earliest post still held; returns the posts handed over.
+size_t DrainAllDue(uint64_t now, uint64_t* next);
+
+}  // namespace verbsemu::shim::internal
+
+#endif  // VERBSEMU_SHIM_INTERNAL_DEFER_PROGRESS_H_
