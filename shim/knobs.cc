@@ -127,6 +127,31 @@ bool ApplyReportSignal(std::string_view t, Settings* s, std::string*) {
   return true;
 }
 
+bool ApplyTopology(std::string_view t, Settings* s, std::string* why) {
+  auto settings = std::make_shared<TopologySettings>();
+  settings->path = std::string(t);
+  auto topology = emulate::LoadTopology(settings->path, why);
+  if (!topology) return false;
+  for (const emulate::LinkClass& c : topology->classes()) {
+    if (c.latency.empty()) {
+      settings->latency.emplace_back();
+      continue;
+    }
+    std::string law_why;
+    auto law = emulate::ParseDelayDistribution(c.latency, &law_why);
+    if (!law) {
+      *why = settings->path + ": line " + std::to_string(c.line) + ": class " +
+             c.name + ": latency '" + Printable(c.latency) +
+             "' is not accepted: " + law_why;
+      return false;
+    }
+    settings->latency.emplace_back(std::move(*law));
+  }
+  settings->topology = std::move(*topology);
+  s->topology = std::move(settings);
+  return true;
+}
+
 bool ApplyDirectVerbs(std::string_view t, Settings* s, std::string*) {
   if (t != "off" && t != "allow") return false;
   s->allow_direct_verbs = t == "allow";
@@ -174,6 +199,10 @@ constexpr Knob kKnobs[] = {
     {"VERBSEMU_LINK_BANDWIDTH", "--link-bandwidth", "R",
      "a rate such as 100Gbit/s, 5GiB/s", "port speed x width",
      "the real link's rate, when the port cannot tell it", ApplyLinkBandwidth},
+    {"VERBSEMU_TOPOLOGY", "--topology", "FILE",
+     "a file of link classes and the routes that pick them "
+     "(docs/topology.md)",
+     "one class", "per-peer latency and bandwidth classes", ApplyTopology},
     {"VERBSEMU_DIRECT_VERBS", "--direct-verbs", "off|allow", "off or allow",
      "off",
      "off: emulated devices answer mlx5dv_is_supported() with false, so UCX "
@@ -183,6 +212,25 @@ constexpr Knob kKnobs[] = {
 };
 
 }  // namespace
+
+bool TopologySettings::AddsSomething() const {
+  for (size_t i = 0; i < latency.size(); ++i) {
+    if ((latency[i] && latency[i]->Mean() > 0) ||
+        topology.classes()[i].bandwidth.enabled()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Settings::bandwidth_enabled() const {
+  if (engine.bandwidth.enabled()) return true;
+  if (!topology) return false;
+  for (const emulate::LinkClass& c : topology->topology.classes()) {
+    if (c.bandwidth.enabled()) return true;
+  }
+  return false;
+}
 
 bool Settings::EmulatesDevice(std::string_view name) const {
   if (devices.empty()) return true;
@@ -210,11 +258,28 @@ const Knob* FindKnobByFlag(std::string_view flag) {
 
 namespace {
 
+// `why` may quote the value (a topology file's path, say): control bytes
+// are escaped there too, so the refusal stays one line.
+std::string OneLine(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7f) {
+      out += ch;
+      continue;
+    }
+    char esc[8];
+    std::snprintf(esc, sizeof esc, "\\x%02x", c);
+    out += esc;
+  }
+  return out;
+}
+
 std::string Refusal(const Knob& k, std::string_view value,
                     const std::string& why) {
   std::string line =
       std::string(k.env) + "='" + Printable(value) + "' is not accepted";
-  if (!why.empty()) line += " (" + why + ")";
+  if (!why.empty()) line += " (" + OneLine(why) + ")";
   return line + "; expected " + std::string(k.accepts);
 }
 

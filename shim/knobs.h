@@ -8,14 +8,29 @@
 #define VERBSEMU_SHIM_KNOBS_H_
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "emulate/config.h"
+#include "emulate/delay_distribution.h"
+#include "emulate/topology.h"
 
 namespace verbsemu::shim {
+
+// VERBSEMU_TOPOLOGY: the file's classes, each class's latency law parsed
+// (docs/topology.md).
+struct TopologySettings {
+  std::string path;
+  emulate::Topology topology;
+  // Per class: its latency, or nullopt when it sets none (the global
+  // VERBSEMU_LATENCY holds for it, as VERBSEMU_BANDWIDTH does for a class
+  // without a bandwidth).
+  std::vector<std::optional<emulate::DelayDistribution>> latency;
+  bool AddsSomething() const;
+};
 
 // What the shim runs with: the engine's settings plus those only the shim
 // uses (which devices, where and when to report).
@@ -25,6 +40,14 @@ struct Settings {
   std::string report;                // "", "stderr", or a file path
   int report_signal = 0;             // SIGUSR1/SIGUSR2: report on request
   bool allow_direct_verbs = false;   // mlx5dv stays available (unemulated)
+  std::shared_ptr<const TopologySettings> topology;  // null: one class
+
+  // Latency or bandwidth to add, globally or for a class of peers.
+  bool emulating() const {
+    return engine.emulating() || (topology && topology->AddsSomething());
+  }
+  // Some class or the global setting narrows the bandwidth.
+  bool bandwidth_enabled() const;
 
   bool EmulatesDevice(std::string_view name) const;
 };

@@ -4,7 +4,9 @@
 // has a wire behind it (one message at a time, then a fixed latency to the
 // completion), so native is bounded by the wire, as on a real link, and
 // the window is the application's (perftest's tx depth).
-// Usage: latency_bench [--quick] [--cpu N] [--latency D] [--window W]
+// Then each delay law's injected delays against the law (KS distance).
+// Usage (from the repository's root, for the replayed rxe histogram):
+//   latency_bench [--quick] [--cpu N] [--latency D] [--window W]
 #include <sched.h>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "emulate/config.h"
+#include "emulate/delay_distribution.h"
 #include "emulate/tsc.h"
 #include "emulate/units.h"
 #include "shim/internal/engine.h"
@@ -145,6 +148,59 @@ void RateTable(const Opts& o, const emulate::TscCalibration& cal) {
       100 * (added - o.latency_ns) / o.latency_ns);
 }
 
+// Each law's injected delays, post to provider (spin, one post at a time),
+// against the law itself: the KS distance over `n` posts.
+void LawTable(const Opts& o, const emulate::TscCalibration& cal) {
+  const size_t n = o.quick ? 20'000 : 100'000;
+  const char* laws[] = {"normal(20us,4us)", "lognormal(20us,0.3)",
+                        "uniform(10us,30us)", "pareto(10us,3)",
+                        "replay:shim/testdata/rxe_lat64.json"};
+  std::printf(
+      "\n### Delay laws: injected delay per post against the law, %zu posts "
+      "each (spin, one WR per ibv_post_send)\n\n| law | law's mean | "
+      "measured mean | p50 | p99 | KS distance |\n|---|---:|---:|---:|---:|"
+      "---:|\n",
+      n);
+  for (const char* text : laws) {
+    std::string why;
+    const auto law = emulate::ParseDelayDistribution(text, &why);
+    if (!law) {
+      std::printf("| %s | (%s: run from the repository's root) |\n", text,
+                  why.c_str());
+      continue;
+    }
+    ResetForTesting();
+    Settings s;
+    s.engine.latency = *law;
+    s.engine.latency_ns = law->Mean();
+    s.engine.seed = 1;
+    ConfigureWithCalibration(s, cal);
+    FakeDevice d("bench0");
+    d.record_posts = false;
+    FakeQpEnv e = MakeFakeQp(d, {.connect = true});
+    ibv_sge sge{0x1000, 64, 1};
+    ibv_send_wr wr{};
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    std::vector<double> delays;
+    delays.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      ibv_send_wr* bad = nullptr;
+      const uint64_t t0 = ReadTsc();
+      if (ibv_post_send(e.qp, &wr, &bad) != 0) std::abort();
+      delays.push_back(cal.TicksToNs(d.last_post_tsc.load() - t0));
+    }
+    DestroyQp(e.qp);
+    double sum = 0;
+    for (double x : delays) sum += x;
+    std::printf("| `%s` | %.3f us | %.3f us | %.3f us | %.3f us | %.4f |\n",
+                text, law->Mean() / 1e3, sum / static_cast<double>(n) / 1e3,
+                Percentile(delays, 0.5) / 1e3, Percentile(delays, 0.99) / 1e3,
+                emulate::KsDistance(delays, *law));
+  }
+}
+
 bool ParseArgs(int argc, char** argv, Opts* o, int* cpu) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -193,5 +249,6 @@ int main(int argc, char** argv) {
   std::printf("## verbsemu latency-mode benchmark\n\nTSC %.4f GHz%s\n",
               cal.ticks_per_ns, cpu >= 0 ? ", pinned" : "");
   RateTable(o, cal);
+  LawTable(o, cal);
   return 0;
 }

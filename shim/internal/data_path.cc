@@ -128,7 +128,7 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes) {
       release = std::max(release, link->pacer_in->Reserve(t0, shape.in_bytes));
     }
   }
-  const uint64_t legs = e.delay.enabled() ? shape.LegsOwed() : 0;
+  const uint64_t legs = LatencyEnabled(q) ? shape.LegsOwed() : 0;
   *owes = legs > 0 || release != t0;
   return legs > 0 ? OneWayDeadline(q, release, legs) : release;
 }

@@ -54,10 +54,14 @@ void ConfigureWithCalibration(const Settings& settings,
   e.settings = settings;
   e.config_error.clear();
   e.patching = true;
-  e.emulating = settings.engine.emulating();
-  e.pace = settings.engine.pacing();
-  e.pad = settings.engine.padding();
-  e.deferring = settings.engine.deferring();
+  e.emulating = settings.emulating();
+  e.pace = settings.bandwidth_enabled() &&
+           settings.engine.bw_mode == emulate::BwMode::kPace;
+  e.pad = settings.bandwidth_enabled() &&
+          settings.engine.bw_mode == emulate::BwMode::kPad;
+  e.deferring = Wrapping::Deferring(settings);
+  e.class_qps.assign(
+      settings.topology ? settings.topology->latency.size() + 1 : 0, 0);
   e.latency_law.Set(settings.engine.latency,
                     settings.engine.seed.value_or(FreshSeed()), cal);
   e.wrap = Wrapping::For(settings);

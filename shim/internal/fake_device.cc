@@ -293,6 +293,17 @@ int FakeQueryPort(ibv_context* c, uint8_t port, ibv_port_attr* attr) {
   return FakeQueryPortEx(c, port, attr, sizeof(*attr));
 }
 
+// GID `index` of a port is RoCE's IPv4-mapped ::ffff:10.0.PORT.INDEX+1.
+int FakeQueryGid(ibv_context*, uint8_t port, int index, ibv_gid* gid) {
+  std::memset(gid, 0, sizeof(*gid));
+  gid->raw[10] = 0xff;
+  gid->raw[11] = 0xff;
+  gid->raw[12] = 10;
+  gid->raw[14] = port;
+  gid->raw[15] = static_cast<uint8_t>(index + 1);
+  return 0;
+}
+
 // Keeps `obj` alive in the device's list `owned` and counts it live.
 template <class T, class Live>
 T* Keep(FakeDevice* d, std::vector<std::unique_ptr<T>>& owned, Live& live,
@@ -391,6 +402,7 @@ RealVerbs FakeDevice::MakeRealVerbs() {
   r.get_cq_event = FakeGetCqEvent;
   r.qp_to_qp_ex = FakeQpToQpEx;
   r.query_port = FakeQueryPort;
+  r.query_gid = FakeQueryGid;
   r.alloc_pd = FakeAllocPd;
   r.dealloc_pd = FakeDeallocPd;
   r.reg_mr = FakeRegMr;

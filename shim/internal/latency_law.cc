@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <chrono>
+#include <cmath>
 
 namespace verbsemu::shim::internal {
 
@@ -21,7 +22,7 @@ uint64_t LatencyLaw::DrawTicks(uint64_t legs, uint64_t stream,
   for (uint64_t leg = 0; leg < legs; ++leg) {
     const uint64_t i = index->fetch_add(1, std::memory_order_relaxed);
     const double ns = law_.Sample(emulate::RandomBits(seed_, stream, i));
-    const auto whole_ns = static_cast<uint64_t>(ns + 0.5);
+    const auto whole_ns = static_cast<uint64_t>(std::llround(ns));
     drawn_ns_.Add(whole_ns);
     sum_ns_.Add(whole_ns);
     count_.Add(1);

@@ -23,6 +23,7 @@ class LatencyLaw {
            const emulate::TscCalibration& cal);
   // False for a constant: the callers keep the constant's cheaper path.
   bool varies() const { return varies_; }
+  bool enabled() const { return law_.Mean() > 0; }
   const emulate::DelayDistribution& law() const { return law_; }
   uint64_t seed() const { return seed_; }
 

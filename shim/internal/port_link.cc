@@ -50,11 +50,12 @@ double BytesPerTick(double bits_per_s) {
   return bits_per_s / 8.0 / 1e9 / E().cal.ticks_per_ns;
 }
 
-// Target rate, padding ratio and pacer of a link whose real rate is known
-// (or 0 when unknown).
-void ApplyBandwidth(PortLink* link, const std::string& device) {
+// Target rate `bw`, padding ratio and pacer of a link whose real rate is
+// known (or 0 when unknown); `segment` names its shared schedule.
+void ApplyBandwidth(PortLink* link, const std::string& device,
+                    const emulate::BandwidthTarget& bw,
+                    const std::string& segment) {
   Engine& e = E();
-  const emulate::BandwidthTarget& bw = e.settings.engine.bandwidth;
   link->target_bps = bw.TargetBitsPerS(link->real_bps);
   if (bw.kind == emulate::BandwidthTarget::Kind::kFraction) {
     link->pad_ratio = 1.0 / bw.fraction;
@@ -63,8 +64,7 @@ void ApplyBandwidth(PortLink* link, const std::string& device) {
   }
   if (link->target_bps > 0) {
     std::string why;
-    link->shared = MapShared<SharedLink>(
-        LinkSegmentName(e.traffic_paths, device, link->port), &why);
+    link->shared = MapShared<SharedLink>(segment, &why);
     if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
       Warn("cannot share " + device + " port " + std::to_string(link->port) +
            "'s link with the node's other processes (" + why +
@@ -92,10 +92,20 @@ void ApplyBandwidth(PortLink* link, const std::string& device) {
   }
 }
 
-// Builds the (context, port) link on first use. Caller holds c->mu.
-PortLink* GetLinkLocked(ContextState* c, uint8_t port) {
+// Builds the (context, port) link, or a link class's own on that port, on
+// first use. Caller holds c->mu.
+PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
   if (port == 0 || port >= kMaxPorts) port = 1;
-  if (c->links[port]) return c->links[port].get();
+  const Engine& e = E();
+  const emulate::LinkClass* lc =
+      link_class >= 0 ? &e.settings.topology->topology
+                             .classes()[static_cast<size_t>(link_class)]
+                      : nullptr;
+  if (lc != nullptr && !lc->bandwidth.enabled()) lc = nullptr;
+  std::unique_ptr<PortLink>& slot =
+      lc != nullptr ? c->class_links[port * kMaxClasses + link_class]
+                    : c->links[port];
+  if (slot) return slot.get();
   auto link = std::make_unique<PortLink>();
   link->port = port;
   ibv_port_attr attr;
@@ -104,19 +114,27 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port) {
         emulate::PortDataBitsPerS(attr.active_speed, attr.active_width);
     link->mtu_bytes = MtuBytes(attr.active_mtu);
   }
-  const emulate::Config& config = E().settings.engine;
+  const emulate::Config& config = e.settings.engine;
   if (config.link_bits_per_s > 0) link->real_bps = config.link_bits_per_s;
-  if (config.bandwidth.enabled()) ApplyBandwidth(link.get(), c->device);
-  c->links[port] = std::move(link);
-  return c->links[port].get();
+  const emulate::BandwidthTarget& bw =
+      lc != nullptr ? lc->bandwidth : config.bandwidth;
+  if (bw.enabled()) {
+    ApplyBandwidth(link.get(), c->device, bw,
+                   LinkSegmentName(e.traffic_paths, c->device, port,
+                                   lc != nullptr ? lc->name : ""));
+  }
+  slot = std::move(link);
+  return slot.get();
 }
 
 }  // namespace
 
 std::string LinkSegmentName(const TrafficPaths& paths,
-                            const std::string& device, int port) {
+                            const std::string& device, int port,
+                            const std::string& link_class) {
   return paths.shm_prefix + "-link-v1-u" + std::to_string(getuid()) + "-" +
-         device + "-p" + std::to_string(port);
+         device + "-p" + std::to_string(port) +
+         (link_class.empty() ? "" : "-c" + link_class);
 }
 
 void AttachLink(QpState* q) {
@@ -125,7 +143,8 @@ void AttachLink(QpState* q) {
   PortLink* link;
   {
     std::lock_guard<std::mutex> lock(q->ctx->mu);
-    link = GetLinkLocked(q->ctx, q->port);
+    link = GetLinkLocked(q->ctx, q->port,
+                         q->link_class.load(std::memory_order_relaxed));
   }
   bool pads;
   {

@@ -27,9 +27,11 @@ struct SharedLink {
   emulate::PacerState out;             // pace mode: what the port sends
   alignas(64) emulate::PacerState in;  // reads and atomics: what comes back
 };
-// PREFIX-link-v1-uUID-DEVICE-pPORT (the layout's version in the name).
+// PREFIX-link-v1-uUID-DEVICE-pPORT (the layout's version in the name), and
+// -cCLASS after it for a VERBSEMU_TOPOLOGY class's own link on the port.
 std::string LinkSegmentName(const TrafficPaths& paths,
-                            const std::string& device, int port);
+                            const std::string& device, int port,
+                            const std::string& link_class = "");
 
 struct PortLink {
   uint8_t port = 1;

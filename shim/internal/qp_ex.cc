@@ -176,7 +176,7 @@ void WrStart(ibv_qp_ex* qpx) {
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
   const Engine& e = E();
-  if (e.emulating && e.delay.enabled()) {
+  if (e.emulating && LatencyEnabled(q)) {
     q->batch.ticks_waited = WaitOneLeg(q, emulate::ReadTsc());
     q->batch.legs_waited = 1;
   }

@@ -47,6 +47,7 @@ void ResolveAll(RealVerbs& t) {
   Resolve(t.get_cq_event, "ibv_get_cq_event", "IBVERBS_1.1");
   Resolve(t.qp_to_qp_ex, "ibv_qp_to_qp_ex", "IBVERBS_1.6");
   Resolve(t.query_port, "ibv_query_port", "IBVERBS_1.1");
+  Resolve(t.query_gid, "ibv_query_gid", "IBVERBS_1.1");
   Resolve(t.alloc_pd, "ibv_alloc_pd", "IBVERBS_1.1");
   Resolve(t.dealloc_pd, "ibv_dealloc_pd", "IBVERBS_1.1");
   Resolve(t.reg_mr, "ibv_reg_mr", "IBVERBS_1.1");

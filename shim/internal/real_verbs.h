@@ -27,6 +27,7 @@ struct RealVerbs {
   int (*get_cq_event)(ibv_comp_channel*, ibv_cq**, void**) = nullptr;
   ibv_qp_ex* (*qp_to_qp_ex)(ibv_qp*) = nullptr;  // IBVERBS_1.6
   int (*query_port)(ibv_context*, uint8_t, ibv_port_attr*) = nullptr;
+  int (*query_gid)(ibv_context*, uint8_t, int, ibv_gid*) = nullptr;
   ibv_pd* (*alloc_pd)(ibv_context*) = nullptr;
   int (*dealloc_pd)(ibv_pd*) = nullptr;
   ibv_mr* (*reg_mr)(ibv_pd*, void*, size_t, int) = nullptr;

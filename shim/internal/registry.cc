@@ -9,6 +9,7 @@
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/report.h"
 #include "shim/internal/state.h"
@@ -89,7 +90,8 @@ void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
   // The lean post has no QP to draw a varying latency for.
   const bool deferring = E().deferring;
-  const bool per_qp = wrap.bytes || deferring || E().latency_law.varies();
+  const bool per_qp = wrap.bytes || deferring || E().latency_law.varies() ||
+                      E().settings.topology != nullptr;
   if (c->post_send && wrap.posts) {
     ops.post_send = per_qp ? PostSend : PostSendDelayOnly;
   }
@@ -246,6 +248,7 @@ QpState* AdoptQp(ibv_qp* qp) {
       if (attr.ah_attr.port_num != 0) q->port = attr.ah_attr.port_num;
     }
   }
+  ClassifyPeer(q);
   AttachLink(q);
   return q;
 }
@@ -271,6 +274,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
     WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
   }
   OnQpTrafficModified(q, attr, attr_mask);
+  if (rtr) ClassifyPeer(q);
   if (rtr) AttachLink(q);
 }
 
@@ -310,6 +314,10 @@ void TeardownContext(ibv_context* ctx, bool verbs_calls) {
     if (link && link->pad && !verbs_calls) link->pad->Abandon();
     link.reset();
   }
+  for (auto& [key, link] : c->class_links) {
+    if (link->pad && !verbs_calls) link->pad->Abandon();
+  }
+  c->class_links.clear();
   e.contexts.Erase(ctx);
   e.ctx_owner.erase(ctx);
 }
@@ -320,6 +328,9 @@ void ForgetAllLocked() {
   for (auto& [key, c] : e.ctx_owner) {
     for (auto& link : c->links) {
       if (link && link->pad) link->pad->Abandon();
+    }
+    for (auto& [key, link] : c->class_links) {
+      if (link->pad) link->pad->Abandon();
     }
   }
   ClearThreadCaches(/*forget_qps=*/true);

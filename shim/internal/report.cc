@@ -158,6 +158,22 @@ std::string DrawnLine(const Engine& e) {
   return line;
 }
 
+// How many QPs' peers each VERBSEMU_TOPOLOGY class took.
+std::string TopologyLine(const Engine& e) {
+  const auto& t = e.settings.topology;
+  if (t == nullptr || e.class_qps.empty()) return "";
+  std::string line = "topology " + t->path + ":";
+  const char* sep = " ";
+  const auto& classes = t->topology.classes();
+  for (size_t i = 0; i < e.class_qps.size(); ++i) {
+    const std::string name = i < classes.size() ? classes[i].name : "no route";
+    line += sep + name + " " + std::to_string(e.class_qps[i]) +
+            (e.class_qps[i] == 1 ? " QP" : " QPs");
+    sep = ", ";
+  }
+  return line + "\n";
+}
+
 // The defer mode's counts (defer_queue.h); counts of what should not
 // happen (fallbacks, refusals, early hand-overs) only when there are some.
 std::string DeferLine(const Engine& e) {
@@ -209,8 +225,8 @@ std::string ReportText(std::vector<std::string>* warnings) {
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
            DeviceTrafficLinesLocked(dev, warnings);
   }
-  return out + DirectVerbsReportLine() + DrawnLine(e) + DeferLine(e) +
-         WaitsLine(e) + SleepLine(e) + OverheadLine(e, total);
+  return out + DirectVerbsReportLine() + TopologyLine(e) + DrawnLine(e) +
+         DeferLine(e) + WaitsLine(e) + SleepLine(e) + OverheadLine(e, total);
 }
 
 void WriteReport() {

@@ -37,6 +37,7 @@
 namespace verbsemu::shim::internal {
 
 constexpr int kMaxPorts = 8;
+constexpr int kMaxClasses = 1 << 16;
 constexpr uint64_t kSampleMask = 63;  // measure overhead on 1 call in 64
 
 // What the settings need wrapped; everything else stays the provider's.
@@ -48,9 +49,12 @@ struct Wrapping {
   static Wrapping For(const Settings& s) {
     const bool report = !s.report.empty();
     // Defer hands posts over from ibv_poll_cq too.
-    return {s.engine.emulating() || report,
-            s.engine.bandwidth.enabled() || report,
-            report || s.engine.deferring()};
+    return {s.emulating() || report, s.bandwidth_enabled() || report,
+            report || Deferring(s)};
+  }
+  static bool Deferring(const Settings& s) {
+    return s.engine.latency_mode == emulate::LatencyMode::kDefer &&
+           s.emulating();
   }
 };
 
@@ -65,6 +69,9 @@ struct ContextState {
   decltype(verbs_context::alloc_parent_domain) alloc_parent_domain = nullptr;
   std::mutex mu;  // links
   std::array<std::unique_ptr<PortLink>, kMaxPorts> links;
+  // A link class's own virtual link per port (VERBSEMU_TOPOLOGY classes
+  // with a bandwidth), keyed by port * kMaxClasses + class.
+  std::unordered_map<int, std::unique_ptr<PortLink>> class_links;
   Counter cqs;
   // The provider's ibv_qp_ex functions of this context's first wrapped QP:
   // wr_start/wr_complete/wr_abort fall back to them when a QP's own state
@@ -100,6 +107,10 @@ struct QpState {
   // The port whose count of READ-serving QPs includes this QP; under mu.
   PortTraffic* reads_counted_on = nullptr;
   QpStats stats;
+  // Its peer's link class (VERBSEMU_TOPOLOGY; -1: none) and that class's
+  // latency law (null: the global one), set at RTR.
+  std::atomic<int> link_class{-1};
+  std::atomic<LatencyLaw*> law{nullptr};
   // Its draws of the latency law (latency_law.h): stream and count.
   uint64_t stream = 0;
   std::atomic<uint64_t> draws{0};
@@ -149,8 +160,12 @@ struct Engine {
   emulate::TscCalibration cal;
   bool calibrated = false;
   emulate::DelayModel delay;
-  LatencyLaw latency_law;    // drawn per leg when it varies
-  uint64_t next_stream = 0;  // under mu: the next QP's stream
+  LatencyLaw latency_law;  // drawn per leg when it varies
+  // Per VERBSEMU_TOPOLOGY class: its latency law (null: the global one) and
+  // how many QPs' peers fell in it (the last entry: in none).
+  std::vector<std::unique_ptr<LatencyLaw>> class_laws;
+  std::vector<uint64_t> class_qps;  // under mu
+  uint64_t next_stream = 0;         // under mu: the next QP's stream
   uint64_t tsc_read_cost = 0;
   uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
@@ -188,6 +203,13 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.delay = emulate::DelayModel(cal.NsToTicks(e.settings.engine.latency_ns),
                                 cal.spin_fixed_cost_ticks);
   e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
+  e.class_laws.clear();
+  if (const auto& t = e.settings.topology) {
+    for (const auto& law : t->latency) {
+      e.class_laws.push_back(law ? std::make_unique<LatencyLaw>() : nullptr);
+      if (law) e.class_laws.back()->Set(*law, e.latency_law.seed(), cal);
+    }
+  }
   e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
   e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
@@ -199,9 +221,19 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
 // `start`: the constant latency, or a draw per leg.
 inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs) {
   Engine& e = E();
-  if (!e.latency_law.varies()) return e.delay.Deadline(start, legs);
-  return e.delay.DeadlineAfter(
-      start, e.latency_law.DrawTicks(legs, q->stream, &q->draws));
+  LatencyLaw* law = q->law.load(std::memory_order_relaxed);
+  if (law == nullptr) {
+    if (!e.latency_law.varies()) return e.delay.Deadline(start, legs);
+    law = &e.latency_law;
+  }
+  return e.delay.DeadlineAfter(start,
+                               law->DrawTicks(legs, q->stream, &q->draws));
+}
+
+// Whether posts of `q` owe a latency at all.
+inline bool LatencyEnabled(const QpState* q) {
+  const LatencyLaw* law = q->law.load(std::memory_order_relaxed);
+  return law != nullptr ? law->enabled() : E().delay.enabled();
 }
 
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).

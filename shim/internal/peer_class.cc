@@ -1,0 +1,57 @@
+#include "shim/internal/peer_class.h"
+
+#include <cstring>
+
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+std::array<uint8_t, 16> GidBytes(const ibv_gid& gid) {
+  std::array<uint8_t, 16> bytes;
+  std::memcpy(bytes.data(), gid.raw, bytes.size());
+  return bytes;
+}
+
+// The local end: the port's GID the address vector sends from, its LID.
+emulate::PortAddress LocalAddress(const QpState& q, const ibv_ah_attr& av) {
+  emulate::PortAddress local;
+  ibv_context* ctx = q.ctx->ctx;
+  ibv_gid gid;
+  if (av.is_global && Real().query_gid != nullptr &&
+      Real().query_gid(ctx, q.port, av.grh.sgid_index, &gid) == 0) {
+    local.gid = GidBytes(gid);
+  }
+  ibv_port_attr attr{};
+  if (Real().query_port != nullptr &&
+      Real().query_port(ctx, q.port, &attr) == 0 && attr.lid != 0) {
+    local.lid = attr.lid;
+  }
+  return local;
+}
+
+}  // namespace
+
+void ClassifyPeer(QpState* q) {
+  Engine& e = E();
+  const auto& topology = e.settings.topology;
+  if (topology == nullptr) return;
+  ibv_ah_attr av;
+  {
+    std::lock_guard<std::mutex> lock(q->mu);
+    if (!q->have_av) return;
+    av = q->av;
+  }
+  emulate::PortAddress peer;
+  if (av.is_global) peer.gid = GidBytes(av.grh.dgid);
+  if (av.dlid != 0) peer.lid = av.dlid;
+  const int c = topology->topology.Match(LocalAddress(*q, av), peer);
+  q->link_class.store(c, std::memory_order_relaxed);
+  q->law.store(c >= 0 ? e.class_laws[static_cast<size_t>(c)].get() : nullptr,
+               std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(e.mu);
+  const size_t slot = c >= 0 ? static_cast<size_t>(c) : e.class_qps.size() - 1;
+  if (slot < e.class_qps.size()) ++e.class_qps[slot];
+}
+
+}  // namespace verbsemu::shim::internal

@@ -1,0 +1,132 @@
+// VERBSEMU_TOPOLOGY on the fake device: each connected QP's peer, as its
+// address vector names it at RTR, picks its link class, whose latency its
+// posts wait; peers no route matches keep the global latency.
+#include <gtest/gtest.h>
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "emulate/tsc.h"
+#include "shim/internal/engine.h"
+#include "shim/internal/fake_device.h"
+#include "shim/internal/report.h"
+#include "shim/internal/shim_fixture.h"
+#include "shim/knobs.h"
+
+namespace verbsemu::shim::internal {
+namespace {
+
+class PeerClassTest : public ShimTest {
+ protected:
+  // Settings from the environment the launcher would give, with the file
+  // written to this test's own temporary directory.
+  Settings FromEnv(const std::string& topology, const char* latency) {
+    const char* dir = std::getenv("TEST_TMPDIR");
+    path_ = std::string(dir != nullptr ? dir : "/tmp") + "/" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+            ".topology";
+    std::ofstream(path_) << topology;
+    const SettingsResult r =
+        SettingsFromEnv([&](const char* name) -> const char* {
+          const std::string n = name;
+          if (n == "VERBSEMU_TOPOLOGY") return path_.c_str();
+          if (n == "VERBSEMU_LATENCY") return latency;
+          if (n == "VERBSEMU_REPORT") return "stderr";
+          return nullptr;
+        });
+    EXPECT_TRUE(r.ok()) << r.error;
+    return r.settings;
+  }
+  // A QP brought to RTS with its peer at the IPv4-mapped GID ::ffff:PEER.
+  ibv_qp* QpTo(const Res& r, uint8_t third, uint8_t fourth) {
+    ibv_qp* qp = CreateRcQpBeside(r);
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    EXPECT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTR;
+    a.ah_attr.port_num = 1;
+    a.ah_attr.is_global = 1;
+    const uint8_t gid[16] = {0, 0, 0,    0,    0,  0, 0,     0,
+                             0, 0, 0xff, 0xff, 10, 0, third, fourth};
+    std::copy(gid, gid + 16, a.ah_attr.grh.dgid.raw);
+    EXPECT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_AV), 0);
+    return qp;
+  }
+  // The shortest of `n` posts' delays (ns): a floor preemption cannot lower.
+  static double ShortestPostNs(FakeDevice& d, ibv_qp* qp, int n) {
+    Chain ch(1, 64);
+    double best = 1e18;
+    for (int i = 0; i < n; ++i) {
+      const uint64_t t0 = emulate::ReadTsc();
+      EXPECT_EQ(Post(qp, ch), 0);
+      best = std::min(best, Cal().TicksToNs(d.last_post_tsc.load() - t0));
+    }
+    return best;
+  }
+  std::string path_;
+};
+
+TEST_F(PeerClassTest, EachPeerWaitsItsClassLatency) {
+  Configure(
+      FromEnv("class near latency=40us\n"
+              "class far  latency=120us\n"
+              "route * 10.0.2.0/24 near\n"
+              "route * 10.0.3.0/24 far\n",
+              "10us"));
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* near = QpTo(r, 2, 5);
+  ibv_qp* far = QpTo(r, 3, 7);
+  ibv_qp* other = QpTo(r, 9, 1);
+  const double near_ns = ShortestPostNs(d, near, 20);
+  const double far_ns = ShortestPostNs(d, far, 20);
+  const double other_ns = ShortestPostNs(d, other, 20);
+  EXPECT_GE(near_ns, 40e3 * 0.99);
+  EXPECT_LT(near_ns, 120e3);
+  EXPECT_GE(far_ns, 120e3 * 0.99);
+  EXPECT_GE(other_ns, 10e3 * 0.99);
+  EXPECT_LT(other_ns, 40e3);
+  const std::string report = ReportText();
+  EXPECT_NE(report.find("topology " + path_ +
+                        ": near 1 QP, far 1 QP, "
+                        "no route 1 QP"),
+            std::string::npos)
+      << report;
+  for (ibv_qp* qp : {near, far, other}) EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+TEST_F(PeerClassTest, MatchesTheLocalPortToo) {
+  // The fake port 1's GID at index 0 is ::ffff:10.0.1.1.
+  Configure(
+      FromEnv("class mine latency=30us\n"
+              "route 10.0.1.0/24 * mine\n",
+              "0"));
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* qp = QpTo(r, 2, 5);
+  EXPECT_GE(ShortestPostNs(d, qp, 10), 30e3 * 0.99);
+  EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+TEST_F(PeerClassTest, ABadClassLatencyNamesItsLine) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path =
+      std::string(dir != nullptr ? dir : "/tmp") + "/bad.topology";
+  std::ofstream(path) << "class ok latency=1us\nclass bad latency=normal(1us)\n"
+                         "route * * ok\n";
+  const SettingsResult r = SettingsFromEnv([&](const char* name) {
+    return std::string(name) == "VERBSEMU_TOPOLOGY" ? path.c_str() : nullptr;
+  });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("line 2: class bad: latency"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace verbsemu::shim::internal
