@@ -32,6 +32,12 @@ VERBSEMU_EXPORT int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr,
 
 VERBSEMU_EXPORT int ibv_destroy_qp(ibv_qp* qp) { return engine::DestroyQp(qp); }
 
+VERBSEMU_EXPORT ibv_ah* ibv_create_ah(ibv_pd* pd, ibv_ah_attr* attr) {
+  return engine::CreateAh(pd, attr);
+}
+
+VERBSEMU_EXPORT int ibv_destroy_ah(ibv_ah* ah) { return engine::DestroyAh(ah); }
+
 VERBSEMU_EXPORT ibv_cq* ibv_create_cq(ibv_context* context, int cqe,
                                       void* cq_context,
                                       ibv_comp_channel* channel,

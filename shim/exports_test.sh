@@ -12,8 +12,9 @@ bad() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 exports=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $NF != "IBVERBS_1.1" && $NF !~ /^MLX5_1\.[378]$/ && $NF !~ /^_(end|edata|_bss_start)$/ {print $(NF-1), $NF}' | sort)
 expected=$(printf '%s\n' \
-  "IBVERBS_1.1 ibv_close_device" "IBVERBS_1.1 ibv_create_cq" "IBVERBS_1.1 ibv_create_qp" \
-  "IBVERBS_1.1 ibv_destroy_cq" "IBVERBS_1.1 ibv_destroy_qp" "IBVERBS_1.1 ibv_get_cq_event" \
+  "IBVERBS_1.1 ibv_close_device" "IBVERBS_1.1 ibv_create_ah" "IBVERBS_1.1 ibv_create_cq" \
+  "IBVERBS_1.1 ibv_create_qp" "IBVERBS_1.1 ibv_destroy_ah" "IBVERBS_1.1 ibv_destroy_cq" \
+  "IBVERBS_1.1 ibv_destroy_qp" "IBVERBS_1.1 ibv_get_cq_event" \
   "IBVERBS_1.1 ibv_modify_qp" "IBVERBS_1.1 ibv_open_device" \
   "Base verbs_open_device" "Base verbs_uninit_context" \
   "MLX5_1.3 mlx5dv_create_qp" "MLX5_1.7 mlx5dv_devx_obj_create" \

@@ -113,6 +113,54 @@ TEST_F(PeerClassTest, MatchesTheLocalPortToo) {
   EXPECT_EQ(DestroyQp(qp), 0);
 }
 
+TEST_F(PeerClassTest, AUdPostWaitsItsAddressHandlesClass) {
+  Configure(
+      FromEnv("class near latency=40us\n"
+              "route * 10.0.2.0/24 near\n",
+              "5us"));
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp_init_attr init{};
+  init.send_cq = r.cq;
+  init.recv_cq = r.cq;
+  init.qp_type = IBV_QPT_UD;
+  ibv_qp* ud = CreateQp(r.pd, &init);
+  ASSERT_NE(ud, nullptr);
+  auto ah_to = [&](uint8_t third) {
+    ibv_ah_attr a{};
+    a.port_num = 1;
+    a.is_global = 1;
+    const uint8_t gid[16] = {0, 0, 0,    0,    0,  0, 0,     0,
+                             0, 0, 0xff, 0xff, 10, 0, third, 9};
+    std::copy(gid, gid + 16, a.grh.dgid.raw);
+    return CreateAh(r.pd, &a);
+  };
+  ibv_ah* near = ah_to(2);
+  ibv_ah* other = ah_to(4);
+  ASSERT_NE(near, nullptr);
+  ASSERT_NE(other, nullptr);
+  auto shortest = [&](ibv_ah* ah) {
+    Chain ch(1, 64, IBV_WR_SEND);
+    ch.wrs[0].wr.ud.ah = ah;
+    ch.wrs[0].wr.ud.remote_qpn = 5;
+    double best = 1e18;
+    for (int i = 0; i < 10; ++i) {
+      const uint64_t t0 = emulate::ReadTsc();
+      EXPECT_EQ(Post(ud, ch), 0);
+      best = std::min(best, Cal().TicksToNs(d.last_post_tsc.load() - t0));
+    }
+    return best;
+  };
+  const double near_ns = shortest(near);
+  const double other_ns = shortest(other);
+  EXPECT_GE(near_ns, 40e3 * 0.99);
+  EXPECT_GE(other_ns, 5e3 * 0.99);
+  EXPECT_LT(other_ns, 40e3);
+  EXPECT_EQ(DestroyAh(near), 0);
+  EXPECT_EQ(DestroyAh(other), 0);
+  EXPECT_EQ(DestroyQp(ud), 0);
+}
+
 TEST_F(PeerClassTest, ABadClassLatencyNamesItsLine) {
   const char* dir = std::getenv("TEST_TMPDIR");
   const std::string path =

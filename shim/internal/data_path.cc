@@ -7,6 +7,7 @@
 
 #include "shim/internal/defer.h"
 #include "shim/internal/pad_sender.h"
+#include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/state.h"
@@ -70,9 +71,9 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 
 // A deferring QP's post: queued, due when the spin would have ended.
 int PostDeferred(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t t0,
-                 PostShape shape, ThreadCache* tc) {
+                 PostShape shape, ThreadCache* tc, LatencyLaw* law) {
   bool owes = false;
-  const uint64_t due = DueTime(q, t0, shape, &owes);
+  const uint64_t due = DueTime(q, t0, shape, &owes, law);
   const int rc = DeferPostSend(q, wr, bad_wr, t0, due);
   if (rc != 0) {
     shape = ScanChain(wr, *bad_wr);
@@ -112,7 +113,8 @@ uint64_t WaitOneLeg(QpState* q, uint64_t t0) {
   return WaitTo(t0, deadline);
 }
 
-uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes) {
+uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
+                 LatencyLaw* law) {
   Engine& e = E();
   uint64_t release = t0;
   PortLink* link = q->link.load(std::memory_order_acquire);
@@ -128,14 +130,15 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes) {
       release = std::max(release, link->pacer_in->Reserve(t0, shape.in_bytes));
     }
   }
-  const uint64_t legs = LatencyEnabled(q) ? shape.LegsOwed() : 0;
+  const uint64_t legs = LatencyEnabled(q, law) ? shape.LegsOwed() : 0;
   *owes = legs > 0 || release != t0;
-  return legs > 0 ? OneWayDeadline(q, release, legs) : release;
+  return legs > 0 ? OneWayDeadline(q, release, legs, law) : release;
 }
 
-uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape) {
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,
+                           LatencyLaw* law) {
   bool owes = false;
-  const uint64_t deadline = DueTime(q, t0, shape, &owes);
+  const uint64_t deadline = DueTime(q, t0, shape, &owes, law);
   return owes ? WaitTo(t0, deadline) : 0;
 }
 
@@ -163,8 +166,14 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const bool sample = (++tc->sample_tick & kSampleMask) == 0;
   if (sample && !emulating) t0 = emulate::ReadTsc();
   PostShape shape = ScanChain(wr, nullptr);
-  if (q->defer != nullptr) return PostDeferred(q, wr, bad_wr, t0, shape, tc);
-  const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape) : 0;
+  // A UD chain's delay is its first WR's destination's (peer_class.h).
+  LatencyLaw* law = q->type == IBV_QPT_UD && wr != nullptr && emulating
+                        ? AhLaw(wr->wr.ud.ah)
+                        : nullptr;
+  if (q->defer != nullptr) {
+    return PostDeferred(q, wr, bad_wr, t0, shape, tc, law);
+  }
+  const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape, law) : 0;
   const uint64_t t1 = sample ? emulate::ReadTsc() : 0;
   const int rc = q->ctx->post_send(qp, wr, bad_wr);
   const uint64_t t2 = sample ? emulate::ReadTsc() : 0;
@@ -204,7 +213,9 @@ int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 }
 
 int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
-  DrainDueOnPoll(cq);
+  DeferList* list = ListOf(cq);
+  const AppCall call(list);
+  DrainDueOnPoll(list);
   return PollCq(cq, num_entries, wc);
 }
 

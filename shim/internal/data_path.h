@@ -13,17 +13,22 @@ namespace verbsemu::shim::internal {
 
 struct QpState;
 struct ThreadCache;
+class LatencyLaw;
 
 // Everything between the application's call and the real post: padding
 // before the outbound data, pacing of each direction, then the calibrated
 // wait (two one-way latencies when a READ or atomic is in the post). `t0`
 // is when the call entered the shim. Returns the ticks spent waiting and
 // padding.
-uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape);
+// `law`: the destination's class (a UD post's address handle), when not
+// the QP's own.
+uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,
+                           LatencyLaw* law = nullptr);
 // What EmulateBeforePost waits for, without waiting (the defer mode): the
 // TSC at which the post may reach the provider; `*owes` false when nothing
 // (no pacing, no latency) holds it back.
-uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes);
+uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
+                 LatencyLaw* law = nullptr);
 
 // Waits from `start` until `deadline` (TSC ticks): sleeps the long ones'
 // start, spins the rest (wait_policy.h); with the report on, notes in the

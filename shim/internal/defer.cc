@@ -207,6 +207,7 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap) {
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
                   uint64_t entered, uint64_t due) {
   DeferQueue& d = *q->defer;
+  const AppCall call(d.list);
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
   int rc = 0;
@@ -225,6 +226,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
 int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
                uint64_t due, const PostShape& shape) {
   DeferQueue& d = *q->defer;
+  const AppCall call(d.list);
   std::lock_guard<std::mutex> lock(d.mu);
   DrainLocked(q, d, entered);
   if (d.max_send_wr != 0 && d.held_wrs + shape.wrs > d.max_send_wr) {
@@ -240,8 +242,11 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   return 0;
 }
 
-void DrainDueOnPoll(ibv_cq* cq) {
-  DeferList* c = E().defer_lists.Find(cq->context);
+DeferList* ListOf(const ibv_cq* cq) {
+  return E().defer_lists.Find(cq->context);
+}
+
+void DrainDueOnPoll(DeferList* c) {
   if (c == nullptr) return;
   const uint64_t earliest = c->earliest.load(std::memory_order_relaxed);
   if (earliest == kNeverDue) return;
@@ -249,13 +254,33 @@ void DrainDueOnPoll(ibv_cq* cq) {
   if (earliest <= now) DrainList(*c, now);
 }
 
-size_t DrainAllDue(uint64_t now, uint64_t* next) {
-  size_t handed = 0;
+// A call under way hands over what is due on its way out; an application
+// polling every few microseconds does at its next poll.
+bool AppWillHandOver(const DeferList& c, uint64_t now) {
+  if (c.app_calls.load() != 0) return true;
+  const uint64_t last = c.last_call.load(std::memory_order_relaxed);
+  const uint64_t gap = c.call_gap.load(std::memory_order_relaxed);
+  return gap < kMaxCallGap / 2 && now < last + 4 * gap;
+}
+
+DrainResult DrainAllDue(uint64_t now, uint64_t* next) {
+  DrainResult r;
   Progress().ForEach([&](DeferList* c) {
-    if (c->earliest.load() <= now) handed += DrainList(*c, now);
+    const uint64_t earliest = c->earliest.load();
+    if (earliest <= now && AppWillHandOver(*c, now)) {
+      r.left_to_app = true;
+    } else if (earliest <= now) {
+      std::unique_lock<std::mutex> lock(c->mu, std::try_to_lock);
+      if (lock.owns_lock()) {
+        lock.unlock();
+        r.handed += DrainList(*c, now);
+      } else {
+        r.left_to_app = true;  // an application poll is draining it
+      }
+    }
     *next = std::min(*next, c->earliest.load());
   });
-  return handed;
+  return r;
 }
 
 void FlushDeferred(QpState* q, FlushReason why) {

@@ -43,9 +43,10 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
 int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
                uint64_t due, const PostShape& shape);
 
-// ibv_poll_cq: hands over the due posts of the deferring QPs of the
-// context of `cq`.
-void DrainDueOnPoll(ibv_cq* cq);
+// ibv_poll_cq: the deferring QPs of the context of `cq` (null: none), and
+// the hand-over of their due posts.
+DeferList* ListOf(const ibv_cq* cq);
+void DrainDueOnPoll(DeferList* list);
 
 // Why held posts go before they are due (the report counts each).
 enum class FlushReason : uint8_t { kModify, kDestroy, kExit };

@@ -135,8 +135,14 @@ void DeferProgress::Run() {
     sleeping_until_.store(0);
     uint64_t next = kNeverDue;
     const bool woke_for_posts = woke_for_posts_;
-    const size_t handed = DrainAllDue(emulate::ReadTsc(), &next);
-    if (woke_for_posts) Learn(handed);
+    const uint64_t now = emulate::ReadTsc();
+    const DrainResult r = DrainAllDue(now, &next);
+    if (woke_for_posts || r.left_to_app) Learn(r.left_to_app ? 0 : r.handed);
+    // Posts left to the application: look again after the grace, not at
+    // once (they are overdue already).
+    if (r.left_to_app) {
+      next = std::max(next, now + grace_ticks_.load(std::memory_order_relaxed));
+    }
     // A post pushed during the scan either sees this (and wakes the
     // thread) or is seen by the look below.
     const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
@@ -144,7 +150,7 @@ void DeferProgress::Run() {
     offset_ticks_.store(offset, std::memory_order_relaxed);
     const uint64_t until = next == kNeverDue ? kNeverDue : next + offset;
     sleeping_until_.store(until);
-    const bool missed = MinEarliest(cqs) < next;
+    const bool missed = !r.left_to_app && MinEarliest(cqs) < next;
     lock.lock();
     woke_for_posts_ = false;
     if (missed || stop_ || generation != generation_) continue;

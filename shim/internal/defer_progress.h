@@ -76,9 +76,13 @@ class DeferProgress {
 
 DeferProgress& Progress();
 
-// The progress thread's scan: drains every list due by `now`, lowers
-// `*next` to the earliest post still held; returns the posts handed over.
-size_t DrainAllDue(uint64_t now, uint64_t* next);
+// The progress thread's scan: drains every list due by `now` that no
+// application call is at, lowers `*next` to the earliest post still held.
+struct DrainResult {
+  size_t handed = 0;         // posts this scan handed over
+  bool left_to_app = false;  // due posts left to a call under way
+};
+DrainResult DrainAllDue(uint64_t now, uint64_t* next);
 
 }  // namespace verbsemu::shim::internal
 

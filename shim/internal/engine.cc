@@ -8,6 +8,7 @@
 
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/peer_class.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
@@ -177,6 +178,22 @@ int DestroyQp(ibv_qp* qp) {
   return rc;
 }
 
+ibv_ah* CreateAh(ibv_pd* pd, ibv_ah_attr* attr) {
+  if (Real().create_ah == nullptr) {
+    errno = ENOSYS;
+    return nullptr;
+  }
+  ibv_ah* ah = Real().create_ah(pd, attr);
+  if (ah != nullptr && attr != nullptr) ClassifyAh(ah, *attr);
+  return ah;
+}
+
+int DestroyAh(ibv_ah* ah) {
+  if (Real().destroy_ah == nullptr) return ENOSYS;
+  ForgetAh(ah);
+  return Real().destroy_ah(ah);
+}
+
 ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
                  ibv_comp_channel* channel, int comp_vector) {
   if (Real().create_cq == nullptr) {
@@ -232,6 +249,8 @@ void ResetForTesting() {
   ResetDeferLocked();
   ForgetAllLocked();
   e.next_stream = 0;
+  e.ah_laws.Clear();
+  e.classified_ahs = 0;
   ResetStatsLocked();
   e.warned_rate = false;
   e.warned_pad = false;

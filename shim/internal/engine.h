@@ -43,6 +43,9 @@ void VerbsUninitContext(verbs_context* context);
 ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr);
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
 int DestroyQp(ibv_qp* qp);
+// UD address handles: classified by VERBSEMU_TOPOLOGY (peer_class.h).
+ibv_ah* CreateAh(ibv_pd* pd, ibv_ah_attr* attr);
+int DestroyAh(ibv_ah* ah);
 ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
                  ibv_comp_channel* channel, int comp_vector);
 int DestroyCq(ibv_cq* cq);

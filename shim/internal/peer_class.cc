@@ -14,20 +14,27 @@ std::array<uint8_t, 16> GidBytes(const ibv_gid& gid) {
 }
 
 // The local end: the port's GID the address vector sends from, its LID.
-emulate::PortAddress LocalAddress(const QpState& q, const ibv_ah_attr& av) {
+emulate::PortAddress LocalAddress(ibv_context* ctx, uint8_t port,
+                                  const ibv_ah_attr& av) {
   emulate::PortAddress local;
-  ibv_context* ctx = q.ctx->ctx;
   ibv_gid gid;
   if (av.is_global && Real().query_gid != nullptr &&
-      Real().query_gid(ctx, q.port, av.grh.sgid_index, &gid) == 0) {
+      Real().query_gid(ctx, port, av.grh.sgid_index, &gid) == 0) {
     local.gid = GidBytes(gid);
   }
   ibv_port_attr attr{};
   if (Real().query_port != nullptr &&
-      Real().query_port(ctx, q.port, &attr) == 0 && attr.lid != 0) {
+      Real().query_port(ctx, port, &attr) == 0 && attr.lid != 0) {
     local.lid = attr.lid;
   }
   return local;
+}
+
+emulate::PortAddress PeerAddress(const ibv_ah_attr& av) {
+  emulate::PortAddress peer;
+  if (av.is_global) peer.gid = GidBytes(av.grh.dgid);
+  if (av.dlid != 0) peer.lid = av.dlid;
+  return peer;
 }
 
 }  // namespace
@@ -42,16 +49,44 @@ void ClassifyPeer(QpState* q) {
     if (!q->have_av) return;
     av = q->av;
   }
-  emulate::PortAddress peer;
-  if (av.is_global) peer.gid = GidBytes(av.grh.dgid);
-  if (av.dlid != 0) peer.lid = av.dlid;
-  const int c = topology->topology.Match(LocalAddress(*q, av), peer);
+  const int c = topology->topology.Match(LocalAddress(q->ctx->ctx, q->port, av),
+                                         PeerAddress(av));
   q->link_class.store(c, std::memory_order_relaxed);
   q->law.store(c >= 0 ? e.class_laws[static_cast<size_t>(c)].get() : nullptr,
                std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(e.mu);
   const size_t slot = c >= 0 ? static_cast<size_t>(c) : e.class_qps.size() - 1;
   if (slot < e.class_qps.size()) ++e.class_qps[slot];
+}
+
+void ClassifyAh(const ibv_ah* ah, const ibv_ah_attr& attr) {
+  Engine& e = E();
+  const auto& topology = e.settings.topology;
+  if (topology == nullptr || ah == nullptr ||
+      e.contexts.Find(ah->context) == nullptr) {
+    return;
+  }
+  const uint8_t port = attr.port_num != 0 ? attr.port_num : 1;
+  const int c = topology->topology.Match(LocalAddress(ah->context, port, attr),
+                                         PeerAddress(attr));
+  LatencyLaw* law =
+      c >= 0 ? e.class_laws[static_cast<size_t>(c)].get() : nullptr;
+  std::lock_guard<std::mutex> lock(e.mu);
+  ++e.classified_ahs;
+  if (law != nullptr && e.ah_laws.Find(ah) == nullptr) {
+    e.ah_laws.Insert(ah, law);
+  }
+}
+
+void ForgetAh(const ibv_ah* ah) {
+  Engine& e = E();
+  if (e.ah_laws.Find(ah) == nullptr) return;
+  std::lock_guard<std::mutex> lock(e.mu);
+  e.ah_laws.Erase(ah);
+}
+
+LatencyLaw* AhLaw(const ibv_ah* ah) {
+  return ah != nullptr ? E().ah_laws.Find(ah) : nullptr;
 }
 
 }  // namespace verbsemu::shim::internal

@@ -4,13 +4,22 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_PEER_CLASS_H_
 #define VERBSEMU_SHIM_INTERNAL_PEER_CLASS_H_
 
+#include <infiniband/verbs.h>
+
 namespace verbsemu::shim::internal {
 
 struct QpState;
+class LatencyLaw;
 
 // Sets q->link_class and q->law; no topology, or a QP without an address
 // vector: the global settings hold.
 void ClassifyPeer(QpState* q);
+// A UD address handle made on an emulated context: notes its class's law
+// (ibv_create_ah), forgets it (ibv_destroy_ah).
+void ClassifyAh(const ibv_ah* ah, const ibv_ah_attr& attr);
+void ForgetAh(const ibv_ah* ah);
+// The law of a UD post's destination; null: the QP's (or the global) one.
+LatencyLaw* AhLaw(const ibv_ah* ah);
 
 }  // namespace verbsemu::shim::internal
 

@@ -165,7 +165,11 @@ struct Engine {
   // how many QPs' peers fell in it (the last entry: in none).
   std::vector<std::unique_ptr<LatencyLaw>> class_laws;
   std::vector<uint64_t> class_qps;  // under mu
-  uint64_t next_stream = 0;         // under mu: the next QP's stream
+  // UD address handles whose destination falls in a class with a latency:
+  // the class's law (peer_class.h).
+  PtrMap<LatencyLaw> ah_laws{12};
+  uint64_t classified_ahs = 0;  // under mu
+  uint64_t next_stream = 0;     // under mu: the next QP's stream
   uint64_t tsc_read_cost = 0;
   uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
@@ -219,9 +223,10 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
 
 // Deadline of a post of `q` that crosses the link `legs` times from
 // `start`: the constant latency, or a draw per leg.
-inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs) {
+inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs,
+                               LatencyLaw* law = nullptr) {
   Engine& e = E();
-  LatencyLaw* law = q->law.load(std::memory_order_relaxed);
+  if (law == nullptr) law = q->law.load(std::memory_order_relaxed);
   if (law == nullptr) {
     if (!e.latency_law.varies()) return e.delay.Deadline(start, legs);
     law = &e.latency_law;
@@ -230,9 +235,10 @@ inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs) {
                                law->DrawTicks(legs, q->stream, &q->draws));
 }
 
-// Whether posts of `q` owe a latency at all.
-inline bool LatencyEnabled(const QpState* q) {
-  const LatencyLaw* law = q->law.load(std::memory_order_relaxed);
+// Whether posts of `q` (to a peer of class `law`; null: q's own) owe a
+// latency at all.
+inline bool LatencyEnabled(const QpState* q, const LatencyLaw* law = nullptr) {
+  if (law == nullptr) law = q->law.load(std::memory_order_relaxed);
   return law != nullptr ? law->enabled() : E().delay.enabled();
 }
 
