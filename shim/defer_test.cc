@@ -88,7 +88,7 @@ TEST_F(DeferTest, KeepsTheOrderOfChainsAndBatches) {
   const uint64_t t_last = emulate::ReadTsc();
   ASSERT_EQ(Post(r.qp, last), 0);
   EXPECT_EQ(d.post_calls.load(), 0u);
-  ASSERT_TRUE(PollUntilPosts(d, r.cq, 3, std::chrono::seconds(5)));
+  ASSERT_TRUE(PollUntilPosts(d, r.cq, 4, std::chrono::seconds(5)));
   const std::vector<PostRecord> posts = d.Posts();
   ASSERT_EQ(posts.size(), 4u);
   for (size_t i = 0; i < posts.size(); ++i) {

@@ -48,6 +48,14 @@ report_spin_own() {
     END { if (c > 0) printf "%.4f\n", s / c }' "$1" 2>/dev/null
 }
 
+# report_late_p50 REPORT: the largest "ended late by p50" of the report's
+# waits lines (us); empty when it has none.
+report_late_p50() {
+  awk '/^waits [0-9]+: mean / { for (i = 1; i < NF; i++) if ($i == "p50") v = $(i + 1) + 0
+      if (v > m) m = v; seen = 1 }
+    END { if (seen) printf "%.3f\n", m }' "$1" 2>/dev/null
+}
+
 # perf_pair KIND TAG TEST SIZE ITERS FLAGS|-|+ EXTRA...: one perftest pair,
 # native when FLAGS is "-", the shim loaded with no setting and no report
 # when "+", else both ends under the shim with FLAGS (comma separated

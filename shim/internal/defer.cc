@@ -63,6 +63,10 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
   const size_t held = p.wrs();
   size_t went = held;
   int rc = 0;
+  // When the hand-over began, as a spin's wait ends before its post: a
+  // soft provider's post can take a long time itself (rxe processes the
+  // send in the posting call).
+  const uint64_t now = emulate::ReadTsc();
   if (p.is_batch()) {
     bool busy = false;
     rc = ReplayBatch(q, p, &busy);
@@ -73,7 +77,6 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
     rc = q->ctx->post_send(q->qp, p.chain(), &bad);
     if (rc != 0) went = p.KeepFrom(bad);
   }
-  const uint64_t now = emulate::ReadTsc();
   const bool no_room = rc != 0 && IsRoomRefusal(rc);
   d.held_wrs -= std::min(d.held_wrs, no_room ? went : held);
   if (no_room) {
