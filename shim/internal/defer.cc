@@ -10,6 +10,7 @@
 
 #include "emulate/tsc.h"
 #include "shim/internal/defer_progress.h"
+#include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
@@ -348,13 +349,17 @@ void DeferAfterForkInChild() {
   Engine& e = E();
   DeferProgress::AfterForkInChild();
   // The parent's locks may be held by its threads, which the child lacks:
-  // its queues and lists are dropped unopened, never destroyed.
-  for (auto& owned : e.defer_list_owner) (void)owned.release();
+  // its queues and lists are set aside, never destroyed, and kept
+  // reachable (a leak checker in the child must not report them).
+  static NoDestructor<std::vector<std::unique_ptr<DeferList>>> lists;
+  static NoDestructor<std::vector<std::unique_ptr<DeferQueue>>> queues;
+  for (auto& owned : e.defer_list_owner)
+    lists.get()->push_back(std::move(owned));
   e.defer_list_owner.clear();
   e.defer_lists.Clear();
   for (auto& [key, q] : e.qp_owner) {
     if (q->defer == nullptr) continue;
-    (void)q->defer.release();
+    queues.get()->push_back(std::move(q->defer));
     q->defer_fallback = DeferFallback::kNone;
   }
 }
