@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "emulate/internal/read_file.h"
+
 namespace verbsemu::emulate {
 namespace {
 
@@ -375,26 +377,6 @@ std::string LinePrefix(int line) {
   return "line " + std::to_string(line) + ": ";
 }
 
-// The file's bytes into `text`, or the system's reason into `error`.
-bool ReadTopologyText(const std::string& path, std::string* text,
-                      std::string* error) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  ssize_t got = fd < 0 ? -1 : 1;
-  char buffer[16384];
-  while (got != 0 && fd >= 0 && text->size() <= kMaxFileBytes) {
-    got = read(fd, buffer, sizeof buffer);
-    if (got < 0 && errno != EINTR) break;
-    if (got > 0) text->append(buffer, static_cast<size_t>(got));
-  }
-  if (got != 0) {
-    *error = got < 0 ? std::generic_category().message(errno)
-                     : "it is larger than 16 MiB; a topology names subnets "
-                       "(CIDR prefixes, LID ranges), not every node";
-  }
-  if (fd >= 0) close(fd);  // after errno has been read
-  return got == 0;
-}
-
 }  // namespace
 
 std::optional<AddressPattern> AddressPattern::Parse(std::string_view text,
@@ -475,7 +457,12 @@ std::optional<Topology> LoadTopology(const std::string& path,
                                      std::string* why) {
   std::string text;
   std::string error;
-  if (!ReadTopologyText(path, &text, &error)) {
+  if (!internal::ReadFileText(path, kMaxFileBytes, &text, &error)) {
+    if (error.find("larger than") != std::string::npos) {
+      error +=
+          "; a topology names subnets (CIDR prefixes, LID ranges), not "
+          "every node";
+    }
     return Refuse(why, "cannot read topology file " + path + ": " + error);
   }
   auto topology = Topology::Parse(text, &error);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "emulate/internal/read_file.h"
 #include "emulate/units.h"
 
 namespace verbsemu::emulate::internal {
@@ -160,18 +161,13 @@ namespace verbsemu::emulate {
 
 std::optional<std::string> ReadWholeFile(const std::string& path,
                                          std::string* why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    internal::Say(why, "cannot read " + path + ": " +
-                           std::generic_category().message(errno) +
+  // A verbsbench report with its histograms is some kilobytes; 64 MiB
+  // leaves room for --raw samples without reading a runaway file.
+  constexpr size_t kMaxReportBytes = size_t{64} << 20;
+  std::string text, error;
+  if (!internal::ReadFileText(path, kMaxReportBytes, &text, &error)) {
+    internal::Say(why, "cannot read " + path + ": " + error +
                            std::string(internal::kReplayHow));
-    return std::nullopt;
-  }
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    internal::Say(why,
-                  "cannot read " + path + std::string(internal::kReplayHow));
     return std::nullopt;
   }
   return text;

@@ -1,0 +1,30 @@
+#include "emulate/internal/read_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <system_error>
+
+namespace verbsemu::emulate::internal {
+
+bool ReadFileText(const std::string& path, size_t max_bytes, std::string* text,
+                  std::string* error) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ssize_t got = fd < 0 ? -1 : 1;
+  char buffer[16384];
+  while (got != 0 && fd >= 0 && text->size() <= max_bytes) {
+    got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno != EINTR) break;
+    if (got > 0) text->append(buffer, static_cast<size_t>(got));
+  }
+  if (got != 0) {
+    *error = got < 0 ? std::generic_category().message(errno)
+                     : "it is larger than " + std::to_string(max_bytes >> 20) +
+                           " MiB";
+  }
+  if (fd >= 0) close(fd);  // after errno has been read
+  return got == 0;
+}
+
+}  // namespace verbsemu::emulate::internal
