@@ -9,7 +9,6 @@
 // CPU's interrupt and softirq counts over the run come from /proc.
 // Usage: spin_probe [--target 20us] [--spins 20000] [--cpu N] [--relax
 // both|pause|none]
-#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -182,13 +181,8 @@ Options Parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace verbsemu::emulate;
   const Options o = Parse(argc, argv);
-  if (o.cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(o.cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) != 0) {
-      Usage("cannot pin to CPU " + std::to_string(o.cpu));
-    }
+  if (o.cpu >= 0 && !PinToCpu(o.cpu)) {
+    Usage("cannot pin to CPU " + std::to_string(o.cpu));
   }
   const TscCalibration cal = CalibrateTsc();
   std::printf("TSC %.4f GHz, hypervisor '%s', spin fixed cost %.0f ns\n\n",

@@ -1,5 +1,6 @@
 #include "emulate/tsc.h"
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -143,6 +144,13 @@ TscCalibration CalibrateTsc(uint64_t window_ns) {
 const TscCalibration& ProcessTscCalibration() {
   static const TscCalibration cal = CalibrateTsc();
   return cal;
+}
+
+bool PinToCpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
 }
 
 }  // namespace verbsemu::emulate

@@ -105,6 +105,10 @@ double CalibrateTicksPerNs(const TickSource& ticks, const NanoSource& nanos,
 // `window_ns` windows) and the spin fixed cost. Takes roughly 3 * window_ns.
 TscCalibration CalibrateTsc(uint64_t window_ns = 5'000'000);
 
+// Pins the calling thread (and threads it starts later) to `cpu`, so a
+// benchmark's TSC reads and spins stay on one core; false when refused.
+bool PinToCpu(int cpu);
+
 // Process-wide calibration, computed on first use (thread-safe).
 const TscCalibration& ProcessTscCalibration();
 

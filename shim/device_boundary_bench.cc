@@ -5,8 +5,6 @@
 //   2. pacing rate vs target, and padding volume vs target,
 //   3. pass-through cost per call with emulation off.
 // Usage: device_boundary_bench [--quick] [--passthrough-only] [--cpu N]
-#include <sched.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -391,13 +389,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-      std::perror("sched_setaffinity");
-    }
+  if (cpu >= 0 && !verbsemu::emulate::PinToCpu(cpu)) {
+    std::perror("sched_setaffinity");
   }
   SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
   const verbsemu::emulate::TscCalibration cal =

@@ -7,8 +7,6 @@
 // Then each delay law's injected delays against the law (KS distance).
 // Usage (from the repository's root, for the replayed rxe histogram):
 //   latency_bench [--quick] [--cpu N] [--latency D] [--window W]
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -235,13 +233,8 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  if (cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-      std::perror("sched_setaffinity");
-    }
+  if (cpu >= 0 && !verbsemu::emulate::PinToCpu(cpu)) {
+    std::perror("sched_setaffinity");
   }
   SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
   const verbsemu::emulate::TscCalibration cal =

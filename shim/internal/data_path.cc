@@ -214,8 +214,9 @@ int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 
 int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   DeferList* list = ListOf(cq);
-  const AppCall call(list);
-  DrainDueOnPoll(list);
+  const uint64_t now = list != nullptr ? emulate::ReadTsc() : 0;
+  const AppCall call(list, now);
+  DrainDueOnPoll(list, now);
   return PollCq(cq, num_entries, wc);
 }
 

@@ -211,7 +211,7 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap) {
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
                   uint64_t entered, uint64_t due) {
   DeferQueue& d = *q->defer;
-  const AppCall call(d.list);
+  const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
   int rc = 0;
@@ -230,9 +230,9 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
 int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
                uint64_t due, const PostShape& shape) {
   DeferQueue& d = *q->defer;
-  const AppCall call(d.list);
+  const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
-  DrainLocked(q, d, entered);
+  if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
   if (d.max_send_wr != 0 && d.held_wrs + shape.wrs > d.max_send_wr) {
     (*slot)->Close();
     return ENOMEM;
@@ -250,12 +250,10 @@ DeferList* ListOf(const ibv_cq* cq) {
   return E().defer_lists.Find(cq->context);
 }
 
-void DrainDueOnPoll(DeferList* c) {
-  if (c == nullptr) return;
-  const uint64_t earliest = c->earliest.load(std::memory_order_relaxed);
-  if (earliest == kNeverDue) return;
-  const uint64_t now = emulate::ReadTsc();
-  if (earliest <= now) DrainList(*c, now);
+void DrainDueOnPoll(DeferList* c, uint64_t now) {
+  if (c != nullptr && c->earliest.load(std::memory_order_relaxed) <= now) {
+    DrainList(*c, now);
+  }
 }
 
 // A call under way hands over what is due on its way out; an application

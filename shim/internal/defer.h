@@ -44,9 +44,9 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
                uint64_t due, const PostShape& shape);
 
 // ibv_poll_cq: the deferring QPs of the context of `cq` (null: none), and
-// the hand-over of their due posts.
+// the hand-over of their posts due by `now`.
 DeferList* ListOf(const ibv_cq* cq);
-void DrainDueOnPoll(DeferList* list);
+void DrainDueOnPoll(DeferList* list, uint64_t now);
 
 // Why held posts go before they are due (the report counts each).
 enum class FlushReason : uint8_t { kModify, kDestroy, kExit };

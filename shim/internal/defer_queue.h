@@ -15,7 +15,6 @@
 #include <mutex>
 #include <vector>
 
-#include "emulate/tsc.h"
 #include "shim/internal/counters.h"
 #include "shim/internal/deferred_post.h"
 
@@ -94,13 +93,13 @@ struct DeferList {
   std::vector<QpState*> qps;  // under mu
 };
 
-// Counts an application call on `list` (null: none) while it lives.
+// Counts an application call on `list` (null: none) while it lives; `now`
+// is the TSC the call read on entry (one clock read per call).
 class AppCall {
  public:
-  explicit AppCall(DeferList* list) : list_(list) {
+  AppCall(DeferList* list, uint64_t now) : list_(list) {
     if (list_ == nullptr) return;
     list_->app_calls.fetch_add(1);
-    const uint64_t now = emulate::ReadTsc();
     const uint64_t last = list_->last_call.exchange(now);
     // Clamped: one long pause must not make a polling application look
     // idle for long (the thread then waits at most four clamps for it).

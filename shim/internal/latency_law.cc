@@ -11,6 +11,7 @@ void LatencyLaw::Set(const emulate::DelayDistribution& law, uint64_t seed,
                      const emulate::TscCalibration& cal) {
   law_ = law;
   varies_ = !law.is_constant();
+  enabled_ = law.Mean() > 0;
   seed_ = seed;
   cal_ = cal;
   ResetCounts();

@@ -23,7 +23,7 @@ class LatencyLaw {
            const emulate::TscCalibration& cal);
   // False for a constant: the callers keep the constant's cheaper path.
   bool varies() const { return varies_; }
-  bool enabled() const { return law_.Mean() > 0; }
+  bool enabled() const { return enabled_; }
   const emulate::DelayDistribution& law() const { return law_; }
   uint64_t seed() const { return seed_; }
 
@@ -41,6 +41,7 @@ class LatencyLaw {
  private:
   emulate::DelayDistribution law_;
   bool varies_ = false;
+  bool enabled_ = false;  // a mean above 0 (Mean() walks a replay's bins)
   uint64_t seed_ = 0;
   emulate::TscCalibration cal_;
   Counter count_, sum_ns_;
