@@ -21,7 +21,7 @@ constexpr double kMinTailNs = 2'000;
 constexpr double kMaxTailNs = 200'000;
 // The grace a wake that found nothing overdue adds (doubling), and its cap.
 constexpr double kGraceStepNs = 10'000;
-constexpr double kMaxGraceNs = 1'000'000;
+constexpr double kMaxGraceNs = 4'000'000;
 // Even at no grace the thread aims this far past the due time, so an
 // application polling at that moment hands its own posts over and the
 // thread learns it is not needed.
@@ -95,7 +95,7 @@ void DeferProgress::ForEach(const std::function<void(DeferList*)>& f) {
   for (DeferList* c : cqs) f(c);
 }
 
-// Overdue posts halve the grace (below one step: none, the thread aims at
+// Overdue posts quarter the grace (below one step: none, the thread aims at
 // the due time); a wake that found the application had handed them over
 // doubles it and adds a step. An application that polls often settles the
 // grace near its poll interval; one that never does, at none.
@@ -104,7 +104,7 @@ void DeferProgress::Learn(size_t handed) {
   const uint64_t step = cal.NsToTicks(kGraceStepNs);
   const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
   uint64_t next = std::min(cal.NsToTicks(kMaxGraceNs), 2 * grace + step);
-  if (handed > 0) next = grace / 2 < step ? 0 : grace / 2;
+  if (handed > 0) next = grace / 4 < step ? 0 : grace / 4;
   grace_ticks_.store(next, std::memory_order_relaxed);
 }
 
@@ -127,6 +127,18 @@ void DeferProgress::AfterForkInChild() {
   Instance() = std::make_unique<DeferProgress>();
 }
 
+// Nothing is held. While the application hands its posts over (a grace),
+// the thread need not be woken by each post that finds its queue empty: it
+// looks every grace instead, and would not hand over before a grace past
+// the due time anyway. After kIdleLooks looks with no traffic it sleeps
+// until a post wakes it.
+bool DeferProgress::KeepWatching(uint64_t grace) {
+  const uint64_t handed = E().defer.handed_posts.Get();
+  if (handed != handed_seen_) idle_looks_ = 0;
+  handed_seen_ = handed;
+  return grace > 0 && ++idle_looks_ <= kIdleLooks;
+}
+
 void DeferProgress::Run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   pthread_setname_np(pthread_self(), "verbsemu-defer");
@@ -140,18 +152,21 @@ void DeferProgress::Run() {
     const bool woke_for_posts = woke_for_posts_;
     const uint64_t now = emulate::ReadTsc();
     const DrainResult r = DrainAllDue(now, &next);
+    E().defer.thread_wakes.Add(1);
+    E().defer.thread_handed.Add(r.handed);
     if (woke_for_posts || r.left_to_app) Learn(r.left_to_app ? 0 : r.handed);
-    // Posts left to the application: look again after the grace, not at
-    // once (they are overdue already).
-    if (r.left_to_app) {
-      next = std::max(next, now + grace_ticks_.load(std::memory_order_relaxed));
-    }
     // A post pushed during the scan either sees this (and wakes the
     // thread) or is seen by the look below.
     const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
     const uint64_t offset = std::max(grace, yield_ticks_);
     offset_ticks_.store(offset, std::memory_order_relaxed);
-    const uint64_t until = next == kNeverDue ? kNeverDue : next + offset;
+    uint64_t until = next != kNeverDue     ? next + offset
+                     : KeepWatching(grace) ? now + grace
+                                           : kNeverDue;
+    // Posts left to the application are overdue already: look again one
+    // offset from now, no later, so that a post made meanwhile (due later)
+    // has no reason to wake the thread (Notify).
+    if (r.left_to_app) until = std::max(until, now + offset);
     sleeping_until_.store(until);
     const bool missed = !r.left_to_app && MinEarliest(cqs) < next;
     lock.lock();
@@ -189,10 +204,13 @@ void DeferProgress::WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until,
     return;
   }
   lock.unlock();
-  while (emulate::ReadTsc() < until &&
+  uint64_t spun_until = now;
+  while ((spun_until = emulate::ReadTsc()) < until &&
          generation_seen_.load(std::memory_order_relaxed) == generation) {
     if (cal.spin_pause) emulate::CpuRelax();
   }
+  E().defer.thread_spun_us.Add(
+      static_cast<uint64_t>(cal.TicksToNs(spun_until - now) / 1000));
   lock.lock();
 }
 

@@ -36,6 +36,9 @@ struct DeferList;
   X(spin_td_qps, "QPs spinning instead: thread domain without locks")       \
   X(spin_dv_qps, "QPs spinning instead: made or driven through mlx5dv")     \
   X(handed_posts, "posts handed to the provider")                           \
+  X(thread_handed, "of them by the progress thread")                        \
+  X(thread_wakes, "progress-thread wakes")                                  \
+  X(thread_spun_us, "us the progress thread spun")                          \
   X(room_retries, "hand-overs retried: the provider's send queue was full") \
   X(refused_wrs, "WRs the provider refused after their post returned")      \
   X(early_modify, "posts handed over early: before ibv_modify_qp")          \
