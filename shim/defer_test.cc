@@ -189,26 +189,6 @@ TEST_F(DeferTest, TheProgressThreadHandsOverWithoutPolls) {
   EXPECT_EQ(d.post_calls.load(), 1u);
 }
 
-// An application that polls hands its own posts over; the thread, a
-// backup, must not be woken by each post that finds its queue empty (a
-// futex wake and a thread switch per message).
-TEST_F(DeferTest, APollingApplicationDoesNotWakeTheThreadPerPost) {
-  ConfigureDefer(20e3);
-  FakeDevice d("fake0");
-  StopEngineFirst stop;
-  Res r = MakeQp(d, false);
-  Chain ch(1, 64);
-  constexpr uint64_t kPosts = 2000;
-  for (uint64_t i = 1; i <= kPosts; ++i) {
-    ASSERT_EQ(Post(r.qp, ch), 0);
-    ASSERT_TRUE(PollUntilPosts(d, r.cq, i, std::chrono::seconds(5)));
-  }
-  const DeferCounters& c = E().defer;
-  EXPECT_LT(c.thread_wakes.Get(), kPosts / 4)
-      << "handed by the thread: " << c.thread_handed.Get();
-  EXPECT_EQ(c.handed_posts.Get(), kPosts);
-}
-
 TEST_F(DeferTest, AFullProviderQueueIsRetried) {
   ConfigureDefer(100e3);
   FakeDevice d("fake0");

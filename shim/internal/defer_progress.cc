@@ -19,12 +19,10 @@ namespace {
 // up to the cap (beyond it the thread sleeps and the wake is late).
 constexpr double kMinTailNs = 2'000;
 constexpr double kMaxTailNs = 200'000;
-// The grace a wake that found nothing overdue adds (doubling), and its cap.
+// The grace a wake that found nothing overdue adds (doubling), its cap,
+// and the least the thread aims past a due post (DeferPolicy).
 constexpr double kGraceStepNs = 10'000;
 constexpr double kMaxGraceNs = 4'000'000;
-// Even at no grace the thread aims this far past the due time, so an
-// application polling at that moment hands its own posts over and the
-// thread learns it is not needed.
 constexpr double kYieldNs = 1'000;
 
 uint64_t MinEarliest(const std::vector<DeferList*>& cqs) {
@@ -34,6 +32,8 @@ uint64_t MinEarliest(const std::vector<DeferList*>& cqs) {
 }
 
 void ExitFlush() { FlushAllDeferred(); }
+
+static_assert(kNoLook == kNeverDue, "the policy's no-look is the queue's");
 
 }  // namespace
 
@@ -58,8 +58,11 @@ void DeferProgress::Start() {
   std::call_once(exit_flush, [] { atexit(ExitFlush); });
   stop_ = false;
   running_ = true;
-  grace_ticks_.store(0);
-  yield_ticks_ = E().cal.NsToTicks(kYieldNs);
+  const emulate::TscCalibration& cal = E().cal;
+  policy_ = DeferPolicy({.grace_step = cal.NsToTicks(kGraceStepNs),
+                         .max_grace = cal.NsToTicks(kMaxGraceNs),
+                         .yield = cal.NsToTicks(kYieldNs)});
+  offset_ticks_.store(policy_.offset());
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -95,19 +98,6 @@ void DeferProgress::ForEach(const std::function<void(DeferList*)>& f) {
   for (DeferList* c : cqs) f(c);
 }
 
-// Overdue posts quarter the grace (below one step: none, the thread aims at
-// the due time); a wake that found the application had handed them over
-// doubles it and adds a step. An application that polls often settles the
-// grace near its poll interval; one that never does, at none.
-void DeferProgress::Learn(size_t handed) {
-  const emulate::TscCalibration& cal = E().cal;
-  const uint64_t step = cal.NsToTicks(kGraceStepNs);
-  const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
-  uint64_t next = std::min(cal.NsToTicks(kMaxGraceNs), 2 * grace + step);
-  if (handed > 0) next = grace / 4 < step ? 0 : grace / 4;
-  grace_ticks_.store(next, std::memory_order_relaxed);
-}
-
 void DeferProgress::Wake() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -127,18 +117,6 @@ void DeferProgress::AfterForkInChild() {
   Instance() = std::make_unique<DeferProgress>();
 }
 
-// Nothing is held. While the application hands its posts over (a grace),
-// the thread need not be woken by each post that finds its queue empty: it
-// looks every grace instead, and would not hand over before a grace past
-// the due time anyway. After kIdleLooks looks with no traffic it sleeps
-// until a post wakes it.
-bool DeferProgress::KeepWatching(uint64_t grace) {
-  const uint64_t handed = E().defer.handed_posts.Get();
-  if (handed != handed_seen_) idle_looks_ = 0;
-  handed_seen_ = handed;
-  return grace > 0 && ++idle_looks_ <= kIdleLooks;
-}
-
 void DeferProgress::Run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   pthread_setname_np(pthread_self(), "verbsemu-defer");
@@ -154,26 +132,21 @@ void DeferProgress::Run() {
     const DrainResult r = DrainAllDue(now, &next);
     E().defer.thread_wakes.Add(1);
     E().defer.thread_handed.Add(r.handed);
-    if (woke_for_posts || r.left_to_app) Learn(r.left_to_app ? 0 : r.handed);
+    if (woke_for_posts || r.left_to_app) {
+      policy_.Learn(r.left_to_app ? 0 : r.handed);
+    }
+    offset_ticks_.store(policy_.offset(), std::memory_order_relaxed);
+    const uint64_t until = policy_.NextLook(now, next, r.left_to_app,
+                                            E().defer.handed_posts.Get());
     // A post pushed during the scan either sees this (and wakes the
     // thread) or is seen by the look below.
-    const uint64_t grace = grace_ticks_.load(std::memory_order_relaxed);
-    const uint64_t offset = std::max(grace, yield_ticks_);
-    offset_ticks_.store(offset, std::memory_order_relaxed);
-    uint64_t until = next != kNeverDue     ? next + offset
-                     : KeepWatching(grace) ? now + grace
-                                           : kNeverDue;
-    // Posts left to the application are overdue already: look again one
-    // offset from now, no later, so that a post made meanwhile (due later)
-    // has no reason to wake the thread (Notify).
-    if (r.left_to_app) until = std::max(until, now + offset);
     sleeping_until_.store(until);
     const bool missed = !r.left_to_app && MinEarliest(cqs) < next;
     lock.lock();
     woke_for_posts_ = false;
     if (missed || stop_ || generation != generation_) continue;
     woke_for_posts_ = next != kNeverDue;
-    WaitFor(lock, until, grace == 0, generation);
+    WaitFor(lock, until, policy_.grace() == 0, generation);
   }
   sleeping_until_.store(0);
 }

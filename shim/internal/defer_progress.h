@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "shim/internal/defer_policy.h"
 #include "shim/internal/defer_queue.h"
 
 namespace verbsemu::shim::internal {
@@ -36,16 +37,12 @@ class DeferProgress {
   void Watch(DeferList* c);
   void Forget();
   void ForEach(const std::function<void(DeferList*)>& f);
-  // A post became its QP's head, due at `due`: wakes the thread if it
-  // sleeps past that by more than one offset (it then aims at the post
-  // plus its offset). Within that the post waits for the thread's planned
-  // look: a post that is overdue when it is queued (its application spent
-  // the delay handing earlier ones over) is its application's to hand over
-  // at its next call, and waking the thread for each such post cost
-  // ib_write_bw a fifth of its rate under QEMU TCG.
+  // A post became its QP's head, due at `due`: wakes the thread if
+  // DeferPolicy::PostWakes says so.
   void Notify(uint64_t due) {
-    if (due + 2 * offset_ticks_.load(std::memory_order_relaxed) <
-        sleeping_until_.load()) {
+    if (DeferPolicy::PostWakes(due,
+                               offset_ticks_.load(std::memory_order_relaxed),
+                               sleeping_until_.load())) {
       Wake();
     }
   }
@@ -54,12 +51,7 @@ class DeferProgress {
 
  private:
   void Wake();
-  // After a wake: `handed` posts were overdue and went from this thread.
-  void Learn(size_t handed);
   void Run();
-  // Whether the thread, holding nothing, looks again after `grace` rather
-  // than sleeping until a post wakes it.
-  bool KeepWatching(uint64_t grace);
   // Sleeps toward `until` (TSC), spinning the last stretch when `exact`;
   // returns early when woken.
   void WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until, bool exact,
@@ -75,16 +67,10 @@ class DeferProgress {
   bool running_ = false, stop_ = false;  // under mu_
   std::vector<DeferList*> cqs_;          // under mu_
   std::thread thread_;
-  uint64_t late_ticks_ = 0;  // the thread's own: how late its sleeps woke
-  std::atomic<uint64_t> grace_ticks_{0};
+  uint64_t late_ticks_ = 0;      // the thread's own: how late its sleeps woke
   bool woke_for_posts_ = false;  // the thread's own: its wait aimed at a post
-  uint64_t yield_ticks_ = 0;     // set at Start
-  std::atomic<uint64_t> offset_ticks_{0};  // how far past a due post it aims
-  // The thread's own: hand-overs seen at its last idle look, and how many
-  // idle looks in a row found no new ones.
-  static constexpr uint32_t kIdleLooks = 16;
-  uint64_t handed_seen_ = 0;
-  uint32_t idle_looks_ = 0;
+  DeferPolicy policy_{{}};       // the thread's own; set at Start
+  std::atomic<uint64_t> offset_ticks_{0};  // policy_.offset(), for Notify
 };
 
 DeferProgress& Progress();
