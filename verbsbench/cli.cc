@@ -7,6 +7,7 @@
 
 #include "verbsbench/engine.h"
 #include "verbsbench/report.h"
+#include "verbsbench/rte/launcher.h"
 
 namespace verbsbench {
 namespace po = boost::program_options;
@@ -30,11 +31,13 @@ const char* kUsage =
     "  Without HOST: root (server) - waits for peers, measures, reports.\n"
     "  With HOST:    peer (client) - connects to the root and serves it.\n"
     "  lop: start the root with --peers P, then P peers with the root's "
-    "HOST.\n";
+    "HOST.\n"
+    "  Under mpirun -np P+1 or srun -n P+1: rank 0 is the root, the other "
+    "ranks its peers.\n";
 
 // What the command line gives as text, before it becomes typed options.
 struct Text {
-  std::string mode, cm, wait, inline_mode, size_spec, p_spec;
+  std::string mode, cm, wait, inline_mode, size_spec, p_spec, rte;
   std::vector<std::string> ops;
   bool yield = false;
 };
@@ -48,6 +51,7 @@ po::options_description Describe(CommandLine& cl, Text& t) {
       ("port", po::value<uint16_t>(&o.port)->default_value(18515), "TCP control port (rdma_cm listens on port+1)")
       ("bind", po::value<std::string>(&o.bind), "root: address to listen on")
       ("cm", po::value<std::string>(&t.cm)->default_value("auto"), "connection setup: auto|rdmacm|tcp (auto: rdma_cm, else out-of-band TCP)")
+      ("rte", po::value<std::string>(&t.rte)->default_value("auto"), "how root and peers meet: auto|tcp|mpi (auto: mpi when mpirun/srun started this process and no HOST is given; rank 0 is the root)")
       ("ib-dev,d", po::value<std::string>(&o.ib_dev), "RDMA device (out-of-band mode; default: first)")
       ("ib-port,i", po::value<int>(&o.ib_port)->default_value(1), "device port")
       ("gid-index,x", po::value<int>(&o.gid_index)->default_value(-1), "GID index (-1: IPv4-mapped RoCEv2 GID if any)")
@@ -113,6 +117,7 @@ void Apply(const Text& t, CommandLine& cl) {
   if (!t.size_spec.empty()) o.sizes = ParseSizes(t.size_spec);
   if (!t.p_spec.empty()) o.p_values = ParseIntRange(t.p_spec);
   o.cm = ParseChoice<Cm>(t.cm, "bad --cm");
+  o.rte = ParseChoice<Rte>(t.rte, "bad --rte");
   o.wait = t.yield ? Wait::kYield : ParseChoice<Wait>(t.wait, "bad --wait");
   if (!cl.outputs.raw.empty() && o.raw_limit == 0) o.raw_limit = 100000;
   if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be > 0");
@@ -149,6 +154,9 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
     return cl;
   }
   Apply(t, cl);
+  cl.options.argv.assign(argv, argv + argc);
+  rte::ApplyLauncher(cl.options, !vm["peers"].defaulted(),
+                     rte::ProcessEnvironment());
   cl.options = Normalize(cl.options);
   return cl;
 }
@@ -171,7 +179,9 @@ int CliMain(int argc, const char* const argv[], std::ostream& out,
     std::ostream& progress = cl.outputs.quiet ? progress_sink : err;
     const nlohmann::json run = RunBenchmark(cl.options, progress);
     if (run.value("role", "") == "peer") {
-      if (!cl.outputs.quiet) out << "peer done\n";
+      // Under a launcher the peers share the root's stdout.
+      if (!cl.outputs.quiet && cl.options.rte != Rte::kMpi)
+        out << "peer done\n";
       return 0;
     }
     if (!cl.outputs.quiet) PrintTable(run, out);

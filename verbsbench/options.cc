@@ -105,7 +105,8 @@ nlohmann::json Options::ToJson() const {
           {"p_values", p_values},
           {"max_inline_requested", max_inline},
           {"sq_depth", sq_depth},
-          {"rq_depth", rq_depth}};
+          {"rq_depth", rq_depth},
+          {"rte", Name(rte)}};
 }
 
 namespace {
@@ -125,7 +126,7 @@ void FillDefaults(Options& o) {
                : lop               ? size_t{8}
                                    : size_t{2}};
   }
-  if (o.p_values.empty()) {
+  if (o.p_values.empty() && o.peers > 0) {
     for (int p = 1; p <= o.peers; ++p) o.p_values.push_back(p);
   }
 }
@@ -139,11 +140,28 @@ void CheckLop(const Options& o) {
   if (o.mode == Mode::kLop && o.sizes.size() != 1) {
     throw std::invalid_argument("lop takes one message size");
   }
-  if (o.peers < 1 || o.peers > 4096)
+  const bool from_launcher = o.rte == Rte::kMpi && o.peers == 0;
+  if ((o.peers < 1 && !from_launcher) || o.peers > 4096)
     throw std::invalid_argument("--peers must be 1..4096");
-  if (o.mode != Mode::kLop && o.peers != 1) {
+  if (o.mode != Mode::kLop && o.peers > 1) {
     throw std::invalid_argument("--peers applies to lop only");
   }
+}
+
+// Under a launcher rank 0 is the root and the QPs are exchanged over MPI:
+// no HOST, and no rdma_cm (its listener would take a fixed port).
+void CheckRte(Options& o) {
+  if (o.rte != Rte::kMpi) return;
+  if (!o.host.empty()) {
+    throw std::invalid_argument(
+        "HOST is for --rte tcp: under a launcher rank 0 is the root");
+  }
+  if (o.cm == Cm::kRdmacm) {
+    throw std::invalid_argument(
+        "--cm rdmacm needs --rte tcp: under a launcher the QPs are exchanged "
+        "over MPI (drop --cm)");
+  }
+  o.cm = Cm::kTcp;
 }
 
 }  // namespace
@@ -151,8 +169,9 @@ void CheckLop(const Options& o) {
 Options Normalize(Options o) {
   FillDefaults(o);
   CheckLop(o);
+  CheckRte(o);
   for (int p : o.p_values) {
-    if (p > o.peers) {
+    if (o.peers > 0 && p > o.peers) {
       throw std::invalid_argument("p = " + std::to_string(p) +
                                   " exceeds --peers " +
                                   std::to_string(o.peers));

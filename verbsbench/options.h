@@ -23,6 +23,10 @@ enum class Cm { kAuto, kRdmacm, kTcp };  // connection setup
 // more processes poll than there are cores.
 enum class Wait { kSpin, kYield, kEvent };
 enum class Op { kSend, kWrite, kRead };
+// How root and peers meet (UCX perf's rte): TCP rendezvous on --port, or MPI
+// when a launcher (mpirun, srun) started the processes; auto picks MPI when
+// the environment shows a launcher and no HOST is given (rte/launcher.h).
+enum class Rte { kAuto, kTcp, kMpi };
 
 // The one spelling of each enum value (EnumTable<E>::kRows).
 template <class E>
@@ -43,6 +47,11 @@ struct EnumTable<Wait> {
       {{Wait::kSpin, "spin"},
        {Wait::kYield, "yield"},
        {Wait::kEvent, "event"}}};
+};
+template <>
+struct EnumTable<Rte> {
+  static constexpr std::array<std::pair<Rte, const char*>, 3> kRows = {
+      {{Rte::kAuto, "auto"}, {Rte::kTcp, "tcp"}, {Rte::kMpi, "mpi"}}};
 };
 template <>
 struct EnumTable<Op> {
@@ -99,6 +108,8 @@ struct Options {
   double duration_s = 0;   // > 0: run each point for about this long
   uint64_t cycle = 1000;   // samples per cycle (per-cycle minimums)
   uint64_t raw_limit = 0;  // raw samples kept per result
+  // Peaks closer than this (relative) are reported as one mode.
+  double mode_resolution = kDefaultModeResolution;
 
   uint32_t window = 128;   // bw: tx depth
   uint32_t post_list = 1;  // bw: WRs per ibv_post_send
@@ -107,12 +118,17 @@ struct Options {
 
   Wait wait = Wait::kSpin;  // the root passes its choice to the peers
 
-  int peers = 1;              // lop: P, peers to accept (root)
+  // lop: P, peers to accept (root). 0 under --rte mpi: the launcher's
+  // ranks − 1, filled in by the engine once MPI is up.
+  int peers = 1;
   std::vector<int> p_values;  // lop: p values measured (default 1..P)
 
   uint32_t max_inline = 256;
   uint32_t sq_depth = 128;
   uint32_t rq_depth = 256;
+
+  Rte rte = Rte::kAuto;
+  std::vector<std::string> argv;  // the command line, for the provenance
 
   bool is_peer() const { return !host.empty(); }
   nlohmann::json ToJson() const;

@@ -86,12 +86,14 @@ json Result::ToJson() const {
   json out = {{"tool", "verbsbench"},
               {"mode", Name(options.mode)},
               {"device", device},
-              {"timer", timer}};
+              {"timer", timer},
+              {"provenance", provenance}};
   if (peer) {
     out["role"] = "peer";
     return out;
   }
   out["params"] = options.ToJson();
+  out["ranks"] = ranks;
   switch (options.mode) {
     case Mode::kLat:
       out["results"] = json::array();

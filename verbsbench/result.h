@@ -61,12 +61,18 @@ struct Result {
   bool peer = false;
   nlohmann::json device = nlohmann::json::object();
   nlohmann::json timer = nlohmann::json::object();
+  // Version, command line, UTC time, kernel, rdma-core, CPU, how the ranks
+  // met (rte/provenance.h); root and peers.
+  nlohmann::json provenance = nlohmann::json::object();
+  // Root: rank → host, pid, system and device, rank 0 (the root) first.
+  nlohmann::json ranks = nlohmann::json::array();
   std::vector<LatPoint> lat;
   std::vector<BwPoint> bw;
   std::vector<LopCurve> lop;
 
-  // Root: {"tool","mode","params","device","timer","results"|"lop"};
-  // peer: {"tool","mode","role","device","timer"}.
+  // Root: {"tool","mode","params","device","timer","provenance","ranks",
+  // "results"|"lop"}; peer: {"tool","mode","role","device","timer",
+  // "provenance"}.
   nlohmann::json ToJson() const;
 };
 

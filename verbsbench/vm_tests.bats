@@ -10,8 +10,10 @@
 
 load ../tests/vm/common
 
-VB=$PWD/bazel-bin/verbsbench/verbsbench
-JG=$PWD/bazel-bin/verbsbench/json_get
+# tests/vm/run names the default build's tree (VERBSEMU_BIN): the bazel-bin
+# link moves with a build of another --config.
+VB=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/verbsbench
+JG=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/json_get
 ADDR=$SERVER_ADDR
 
 setup() {
@@ -190,6 +192,74 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
     flunk "$n curves" "$VM_LOGDIR/$tag.json"
   fi
   echo "$n curves"
+}
+
+# ---- rank map, provenance, launchers ---------------------------------------
+# check_ranks TAG N DEV0 DEVN: the JSON names N ranks in order, each with
+# this guest's host name, a pid of its own and its device (rank 0 on DEV0,
+# the others on DEVN), and the run's provenance.
+check_ranks() {
+  local tag=$1 n=$2 dev0=$3 devn=$4 r want seen="" pid host
+  host=$(hostname)
+  [ "$(jsize "$tag" /ranks)" = "$n" ] || flunk "$(jsize "$tag" /ranks) ranks, expected $n" "$VM_LOGDIR/$tag.json"
+  for ((r = 0; r < n; r++)); do
+    want=$devn
+    [ "$r" = 0 ] && want=$dev0
+    pid=$(jget "$tag" "/ranks/$r/pid")
+    if [ "$(jget "$tag" "/ranks/$r/rank")" != "$r" ] || [ "$(jget "$tag" "/ranks/$r/host")" != "$host" ] ||
+      [ "$(jget "$tag" "/ranks/$r/device/name")" != "$want" ] || [ -z "$pid" ] ||
+      [ -z "$(jget "$tag" "/ranks/$r/device/gid")" ] || [[ " $seen " == *" $pid "* ]]; then
+      flunk "rank $r is not $host/$want with a pid of its own" "$VM_LOGDIR/$tag.json"
+    fi
+    seen="$seen $pid"
+  done
+  local version kernel rdma_core
+  version=$(jget "$tag" /provenance/version) kernel=$(jget "$tag" /provenance/kernel)
+  rdma_core=$(jget "$tag" /provenance/rdma_core)
+  if [ -z "$version" ] || [ "$version" = unknown ] || [ "$kernel" != "$(uname -r)" ] ||
+    ! [[ "$rdma_core" =~ ^[0-9]+\.[0-9]+$ ]] || [ -z "$(jget "$tag" /provenance/cpu)" ] ||
+    ! [[ "$(jget "$tag" /provenance/time_utc)" =~ ^20[0-9-]+T[0-9:]+Z$ ]] ||
+    [ "$(jget "$tag" /provenance/argv/1)" != "$(jget "$tag" /params/mode)" ]; then
+    flunk "provenance incomplete" "$VM_LOGDIR/$tag.json"
+  fi
+  echo "ranks:$(for ((r = 0; r < n; r++)); do printf ' %s=%s/%s' "$r" "$(jget "$tag" "/ranks/$r/host")" \
+    "$(jget "$tag" "/ranks/$r/device/name")"; done); verbsbench $version, kernel $kernel, rdma-core $rdma_core"
+}
+
+@test "lat over TCP: the JSON names both ranks' hosts and devices, and its provenance" {
+  local tag=ranks_tcp
+  vb_run "$tag" 1 lat --cm tcp "${ROOT_DEV[@]}" -n 100 -s 8 -- --cm tcp "${PEER_DEV[@]}" -q ||
+    flunk_run "$tag" "run failed"
+  [ "$(jget "$tag" /provenance/rte/kind)" = tcp ] || flunk "rte is not tcp" "$VM_LOGDIR/$tag.json"
+  check_ranks "$tag" 2 "$SERVER_DEV" "$CLIENT_DEV"
+}
+
+# The acceptance case of the launcher rendezvous: mpirun -np 3 (Open MPI from
+# the host's root; tests/vm/run boots with --host-root), rank 0 the root and
+# ranks 1, 2 its peers, the QPs exchanged over MPI with no port given. Open
+# MPI's MPMD form (A : B) puts the root on the server's device and the peers
+# on the client's (rxe0 and rxe1 in the pair topology).
+@test "lop under mpirun -np 3: no ports, peers in rank order, every rank's host and device recorded" {
+  local root=${VERBSEMU_VM_HOST_ROOT:-} tag=lop_mpi points
+  [ -n "$root" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
+  chroot "$root" /bin/sh -c "command -v mpirun" >/dev/null ||
+    flunk "the host has no mpirun: tools/bootstrap installs openmpi-bin"
+  chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout 300 mpirun --oversubscribe --bind-to none \
+    -np 1 "$VB" lop --yield -n 50 -w 5 -d "$SERVER_DEV" -x "$SERVER_GID" --timeout 60 \
+    --json "$VM_LOGDIR/$tag.json" --csv "$VM_LOGDIR/$tag.csv" : \
+    -np 2 "$VB" lop -d "$CLIENT_DEV" -x "$CLIENT_GID" --timeout 60 \
+    >"$VM_LOGDIR/$tag.out" 2>&1 || flunk "mpirun exited $?" "$VM_LOGDIR/$tag.out"
+  if [ "$(jget "$tag" /provenance/rte/kind)" != mpi ] || [ "$(jget "$tag" /provenance/rte/size)" != 3 ] ||
+    [ "$(jget "$tag" /provenance/rte/launch/variable)" != OMPI_COMM_WORLD_RANK ] ||
+    [ "$(jget "$tag" /params/peers)" != 2 ] || [ "$(jget "$tag" /device/connection)" != tcp ]; then
+    flunk "not a 3-rank MPI run with 2 peers" "$VM_LOGDIR/$tag.json"
+  fi
+  points=$(grep -c '^rtt2_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
+  [ "$points" = 2 ] || flunk "rtt2_1n_send_inline has $points points, expected 2" "$VM_LOGDIR/$tag.csv"
+  check_stats "$tag" /lop/curves/0/points/1/stats || flunk "point stats incomplete" "$VM_LOGDIR/$tag.json"
+  ! grep -q "peer done" "$VM_LOGDIR/$tag.out" || flunk "peers wrote to the shared stdout" "$VM_LOGDIR/$tag.out"
+  check_ranks "$tag" 3 "$SERVER_DEV" "$CLIENT_DEV"
 }
 
 # ---- rdma_cm → out-of-band fallback ----------------------------------------

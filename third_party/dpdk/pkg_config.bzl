@@ -12,8 +12,9 @@ def _pkg_config_repository_impl(rctx):
     cflags = rctx.execute([pc, "--cflags", pkg])
     libs = rctx.execute([pc, "--libs", pkg])
     if cflags.return_code != 0 or libs.return_code != 0:
-        fail("pkg-config cannot find %s: run tools/bootstrap (Debian package %s-dev)" %
-             (pkg, pkg.replace("lib", "lib", 1)))
+        deb = rctx.attr.debian_package or pkg + "-dev"
+        fail("pkg-config cannot find %s: run tools/bootstrap (Debian package %s)" %
+             (pkg, deb))
     copts = []
     includes = []
     for flag in cflags.stdout.strip().split(" "):
@@ -47,7 +48,11 @@ cc_library(
 
 pkg_config_repository = repository_rule(
     implementation = _pkg_config_repository_impl,
-    attrs = {"package": attr.string(mandatory = True)},
+    attrs = {
+        "package": attr.string(mandatory = True),
+        # The Debian package that installs it (default: PACKAGE-dev).
+        "debian_package": attr.string(),
+    },
     environ = ["PKG_CONFIG_PATH"],
     local = True,
 )

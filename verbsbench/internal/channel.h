@@ -1,7 +1,7 @@
 // The control channel between the root and a peer, as the measurement
-// patterns see it: JSON messages in both directions. The TCP Control and
-// the in-process Loopback implement it (UCX perf's rte idea: the patterns do
-// not know how processes meet).
+// patterns see it: JSON messages in both directions. The TCP Control, the
+// in-process Loopback and MPI (rte/mpi_world) implement it (UCX perf's rte
+// idea: the patterns do not know how processes meet).
 #ifndef VERBSBENCH_INTERNAL_CHANNEL_H_
 #define VERBSBENCH_INTERNAL_CHANNEL_H_
 
@@ -19,6 +19,12 @@ class Channel {
   virtual nlohmann::json Recv(double timeout_s = -1) = 0;
   // Who is at the other end, for messages.
   virtual const std::string& remote() const = 0;
+  // For waiting on this channel and another event source at once (rdma_cm
+  // setup): a descriptor that polls readable when a message arrives, or -1
+  // when the channel has none (MPI; rdma_cm is then not offered), and
+  // whether a whole message is already buffered (poll would not show it).
+  virtual int fd() const { return -1; }
+  virtual bool has_buffered_message() const { return false; }
 
   // Next message, which must have "type" == type; a peer's "error" message
   // becomes an exception carrying its text.

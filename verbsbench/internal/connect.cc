@@ -1,6 +1,6 @@
 // Connection setup of the fabric: rdma_cm, or the out-of-band exchange of
-// QP attributes over the TCP control channel, with the root's fallback from
-// one to the other.
+// QP attributes over the control channel (TCP or MPI), with the root's
+// fallback from one to the other.
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <poll.h>
@@ -52,7 +52,7 @@ rdma_conn_param CmConnParam() {
 
 }  // namespace
 
-void Fabric::ExchangeOob(Endpoint& ep, Control& control, bool root) {
+void Fabric::ExchangeOob(Endpoint& ep, Channel& control, bool root) {
   ibv_qp_init_attr attr = QpInitAttr();
   ep.qp_owned.reset(ibv_create_qp(pd_.get(), &attr));
   if (!ep.qp_owned) Fail("ibv_create_qp");
@@ -68,15 +68,18 @@ void Fabric::ExchangeOob(Endpoint& ep, Control& control, bool root) {
   ModifyToRts(ep, remote);
 }
 
-void Fabric::ExchangeBuffers(Endpoint& ep, Control& control) {
+void Fabric::ExchangeBuffers(Endpoint& ep, Channel& control) {
   control.Send({{"type", "buf"},
                 {"recv", reinterpret_cast<uintptr_t>(ep.recv_buf)},
                 {"send", reinterpret_cast<uintptr_t>(ep.send_buf)},
-                {"rkey", ep.mr->rkey}});
+                {"rkey", ep.mr->rkey},
+                {"device", LocalDevice()}});
   const nlohmann::json remote = control.Expect("buf", config_.timeout_s);
   ep.remote_recv = remote.at("recv").get<uint64_t>();
   ep.remote_send = remote.at("send").get<uint64_t>();
   ep.rkey = remote.at("rkey").get<uint32_t>();
+  remote_devices_.resize(static_cast<size_t>(ep.index) + 1);
+  remote_devices_[ep.index] = remote.value("device", nlohmann::json::object());
   // Both sides have receives posted and QPs ready once this returns.
   control.Send({{"type", "connected"}});
   control.Expect("connected", config_.timeout_s);
@@ -109,12 +112,17 @@ std::string Fabric::ListenCm(const std::string& bind_address, uint16_t cm_port,
   return "";
 }
 
-void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
-                         uint16_t port, int peers,
-                         std::vector<Control>& controls) {
-  const uint16_t cm_port = static_cast<uint16_t>(port + 1);
+void Fabric::AcceptPeers(const std::vector<Channel*>& peers,
+                         const std::string& bind_address, uint16_t cm_port) {
+  const int n = static_cast<int>(peers.size());
+  bool every_fd = true;
+  for (Channel* c : peers) every_fd = every_fd && c->fd() >= 0;
+  if (config_.cm != Cm::kTcp && !every_fd) {
+    throw std::runtime_error(
+        "rdma_cm setup needs TCP control channels (--rte tcp)");
+  }
   if (config_.cm != Cm::kTcp) {
-    const std::string cm_error = ListenCm(bind_address, cm_port, peers);
+    const std::string cm_error = ListenCm(bind_address, cm_port, n);
     if (cm_error.empty()) {
       cm_method_ = "rdmacm";
     } else if (config_.cm == Cm::kRdmacm) {
@@ -125,23 +133,22 @@ void Fabric::AcceptPeers(const Fd& listener, const std::string& bind_address,
     }
   }
   if (cm_method_ == "tcp") OpenDevice();
-  for (int i = 0; i < peers; ++i) {
-    controls.push_back(Control::Accept(listener, config_.timeout_s));
-    AcceptOne(controls.back(), i, peers, cm_port);
-  }
+  for (int i = 0; i < n; ++i) AcceptOne(*peers[i], i, n, cm_port);
 }
 
-bool Fabric::PeerFellBack(Control& control) {
+bool Fabric::PeerFellBack(Channel& control) {
   // Either the peer's connect request arrives, or the peer reports that
   // rdma_cm failed on its side (then, with --cm auto, fall back).
-  pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {control.fd(), POLLIN, 0}};
-  const int r = poll(fds, 2, static_cast<int>(config_.timeout_s * 1000));
-  if (r == 0)
-    throw std::runtime_error(
-        "rdma_cm accept: peer did not connect within timeout");
-  if (r < 0) Fail("poll");
-  if ((fds[0].revents & POLLIN) || !(fds[1].revents & (POLLIN | POLLHUP))) {
-    return false;
+  if (!control.has_buffered_message()) {
+    pollfd fds[2] = {{channel_->fd, POLLIN, 0}, {control.fd(), POLLIN, 0}};
+    const int r = poll(fds, 2, static_cast<int>(config_.timeout_s * 1000));
+    if (r == 0)
+      throw std::runtime_error(
+          "rdma_cm accept: peer did not connect within timeout");
+    if (r < 0) Fail("poll");
+    if ((fds[0].revents & POLLIN) || !(fds[1].revents & (POLLIN | POLLHUP))) {
+      return false;
+    }
   }
   const nlohmann::json m = control.Expect("cm_failed", config_.timeout_s);
   if (config_.cm != Cm::kAuto) {
@@ -153,7 +160,7 @@ bool Fabric::PeerFellBack(Control& control) {
   return true;
 }
 
-void Fabric::AcceptOne(Control& control, int index, int peers,
+void Fabric::AcceptOne(Channel& control, int index, int peers,
                        uint16_t cm_port) {
   control.Send({{"type", "hello"},
                 {"index", index},
@@ -188,8 +195,7 @@ void Fabric::AcceptOne(Control& control, int index, int peers,
   ExchangeBuffers(*endpoints_.back(), control);
 }
 
-Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
-  Control control = Control::Connect(host, port, config_.timeout_s);
+void Fabric::ConnectToRoot(Channel& control, const std::string& host) {
   const nlohmann::json hello = control.Expect("hello", config_.timeout_s);
   cm_method_ = hello.at("cm").get<std::string>();
   config_.max_size = hello.at("max_size").get<size_t>();
@@ -230,7 +236,6 @@ Control Fabric::ConnectToRoot(const std::string& host, uint16_t port) {
     ExchangeOob(ep, control, /*root=*/false);
   }
   ExchangeBuffers(*endpoints_.back(), control);
-  return control;
 }
 
 void Fabric::ConnectCm(const std::string& host, int cm_port) {

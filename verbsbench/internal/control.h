@@ -26,7 +26,10 @@ class Control : public Channel {
   void Send(const nlohmann::json& message) override;
   nlohmann::json Recv(double timeout_s = -1) override;
   const std::string& remote() const override { return remote_; }
-  int fd() const { return fd_.get(); }
+  int fd() const override { return fd_.get(); }
+  bool has_buffered_message() const override {
+    return buffer_.find('\n') != std::string::npos;
+  }
 
  private:
   Control(Fd fd, std::string remote)

@@ -292,6 +292,7 @@ nlohmann::json Fabric::DeviceJson() const {
           {"max_sge", dev.max_sge},
           {"max_cqe", dev.max_cqe},
           {"port", config_.ib_port},
+          {"lid", port_attr_.lid},
           {"link_layer", port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET
                              ? "Ethernet"
                              : "InfiniBand"},
@@ -305,6 +306,15 @@ nlohmann::json Fabric::DeviceJson() const {
           {"connection",
            cm_fallback_.empty() ? cm_method_ : cm_method_ + "+tcp-fallback"},
           {"cm_fallback_reason", cm_fallback_}};
+}
+
+nlohmann::json Fabric::LocalDevice() const {
+  if (!context_) return nlohmann::json::object();
+  return {{"name", ibv_get_device_name(context_->device)},
+          {"port", config_.ib_port},
+          {"lid", port_attr_.lid},
+          {"gid_index", gid_index_},
+          {"gid", GidString(gid_)}};
 }
 
 }  // namespace verbsbench::internal

@@ -1,6 +1,6 @@
 // Device resources and connected RC endpoints. Connection setup goes through
-// librdmacm, or falls back to exchanging QP attributes over the TCP control
-// channel (out of band). Capabilities are probed at run time.
+// librdmacm, or falls back to exchanging QP attributes over the control
+// channel (out of band: TCP or MPI). Capabilities are probed at run time.
 #ifndef VERBSBENCH_INTERNAL_FABRIC_H_
 #define VERBSBENCH_INTERNAL_FABRIC_H_
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "verbsbench/internal/control.h"
+#include "verbsbench/internal/channel.h"
 #include "verbsbench/internal/verbs.h"
 #include "verbsbench/options.h"
 
@@ -57,13 +57,19 @@ class Fabric {
   Fabric(const Fabric&) = delete;
   Fabric& operator=(const Fabric&) = delete;
 
-  // Root: accept `peers` connections on the control listener.
-  void AcceptPeers(const Fd& listener, const std::string& bind_address,
-                   uint16_t port, int peers, std::vector<Control>& controls);
-  // Peer: connect to the root. Returns the control channel.
-  Control ConnectToRoot(const std::string& host, uint16_t port);
+  // Root: connects one endpoint per peer channel, in order (rdma_cm listens
+  // on bind_address:cm_port; rdma_cm needs channels with an fd()).
+  void AcceptPeers(const std::vector<Channel*>& peers,
+                   const std::string& bind_address, uint16_t cm_port);
+  // Peer: connects to the root over its channel (rdma_cm: to host).
+  void ConnectToRoot(Channel& root, const std::string& host);
 
   std::vector<std::unique_ptr<Endpoint>>& endpoints() { return endpoints_; }
+  // The other end's LocalDevice(), per endpoint in endpoint order (the
+  // root: peer i's device at i).
+  const std::vector<nlohmann::json>& remote_devices() const {
+    return remote_devices_;
+  }
   ibv_cq* send_cq() const { return send_cq_.get(); }
   ibv_cq* recv_cq() const { return recv_cq_.get(); }
   ibv_comp_channel* recv_channel() const { return recv_channel_.get(); }
@@ -73,6 +79,9 @@ class Fabric {
   uint32_t max_inline() const { return max_inline_; }
   const std::string& cm_method() const { return cm_method_; }
   nlohmann::json DeviceJson() const;
+  // The device as the rank map records it: name, port, LID, GID and its
+  // index ({} before the device is open).
+  nlohmann::json LocalDevice() const;
 
   // Keeps rq_depth receives posted on `ep`.
   void RefillRecvs(Endpoint& ep, uint32_t n);
@@ -89,13 +98,13 @@ class Fabric {
   std::string ListenCm(const std::string& bind_address, uint16_t cm_port,
                        int peers);
   // Root: sends the hello to peer `index`, then connects it.
-  void AcceptOne(Control& control, int index, int peers, uint16_t cm_port);
+  void AcceptOne(Channel& control, int index, int peers, uint16_t cm_port);
   // Root, rdma_cm: true when the peer reported that rdma_cm failed on its
   // side and the connection falls back to out-of-band setup.
-  bool PeerFellBack(Control& control);
-  void ExchangeOob(Endpoint& ep, Control& control, bool root);
+  bool PeerFellBack(Channel& control);
+  void ExchangeOob(Endpoint& ep, Channel& control, bool root);
   void ConnectCm(const std::string& host, int cm_port);
-  void ExchangeBuffers(Endpoint& ep, Control& control);
+  void ExchangeBuffers(Endpoint& ep, Channel& control);
   void ModifyToRts(Endpoint& ep, const nlohmann::json& remote);
   nlohmann::json LocalQpInfo(const Endpoint& ep);
 
@@ -111,6 +120,7 @@ class Fabric {
   CqPtr send_cq_;
   CqPtr recv_cq_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
+  std::vector<nlohmann::json> remote_devices_;
   uint32_t max_inline_ = 0;
   bool wr_api_ = false;
   int gid_index_ = -1;
