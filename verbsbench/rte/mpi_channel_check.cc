@@ -137,6 +137,9 @@ TEST(MpiWorld, McaDefaultsFillOnlyWhatIsUnset) {
   EXPECT_STREQ(pml, "ob1");
   EXPECT_STREQ(btl, "self,tcp");
   EXPECT_NE(world->library(), "");
+  for (const char c : world->library()) {
+    EXPECT_TRUE(c >= ' ' && c <= '~') << "library: " << world->library();
+  }
 }
 
 }  // namespace

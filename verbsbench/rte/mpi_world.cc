@@ -9,6 +9,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <stdexcept>
@@ -146,7 +147,8 @@ MpiWorld::MpiWorld() : comm_(std::make_unique<Comm>()) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   if (MPI_Get_library_version(version, &length) == MPI_SUCCESS) {
-    library_.assign(version, static_cast<size_t>(length));
+    // Open MPI counts the terminating NUL in `length`.
+    library_.assign(version, strnlen(version, static_cast<size_t>(length)));
     library_ = library_.substr(0, library_.find_first_of("\r\n"));
     library_.erase(library_.find_last_not_of(" \t") + 1);
   }
