@@ -12,16 +12,8 @@ fail() {
   echo "FAIL $1"
   fails=$((fails + 1))
 }
-if ! command -v mpirun >/dev/null 2>&1; then
-  echo "FAIL: mpirun not found: run tools/bootstrap (Debian package openmpi-bin)"
-  exit 1
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Open MPI's session directories (and PMIx's sockets) are named after
-# mpirun's pid, which Bazel's sandbox numbers alike in every test's PID
-# namespace: concurrent tests need directories of their own.
-TMPDIR=${TEST_TMPDIR:-${TMPDIR:-/tmp}}
-export TMPDIR
+# shellcheck source=verbsbench/rte/mpirun_env.sh
+. "$(dirname "$0")/mpirun_env.sh"
 # Whatever the launcher's variables say, from this shell down.
 unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_SIZE PMIX_RANK PMI_RANK PMI_SIZE \
   SLURM_PROCID SLURM_STEP_NUM_TASKS
@@ -40,7 +32,7 @@ $1"
     shift
   done
   shift
-  if timeout 120 mpirun -np 3 --oversubscribe --bind-to none "$bin" "$@" >"$out" 2>&1; then
+  if timeout 120 mpirun -np 3 --oversubscribe --bind-to none -x ASAN_OPTIONS "$bin" "$@" >"$out" 2>&1; then
     fail "$name: mpirun exited 0"
     return
   fi
