@@ -42,7 +42,7 @@ flags_of() { # MODE -> perf_pair's launcher flags
   esac
 }
 
-declare -A rate=() tmin=()
+declare -A rate=() tmin=() ratio=() this_round=()
 if [ "$ONLY" != lat ]; then
 echo "### ib_write_bw 64 B, $ITERS iterations, +${LAT} us: message rate (Mpps)"
 echo
@@ -54,8 +54,16 @@ for r in $(seq "$ROUNDS"); do
     v=$(perf_pair bw "dp_bw_${mode}_$r" ib_write_bw 64 "$ITERS" "$(flags_of "$mode")" | awk '{print $2}')
     rate[$mode]="${rate[$mode]:-} $v"
     row="$row ${v:-(failed)} |"
+    this_round[$mode]=${v:-}
   done
   echo "$row"
+  # Each round's modes ran back to back: their ratios to that round's native
+  # run see the same load on the host.
+  for mode in spin defer; do
+    v=${this_round[$mode]} n=${this_round[native]}
+    [ -n "$v" ] && [ -n "$n" ] &&
+      ratio[$mode]="${ratio[$mode]:-} $(awk -v a="$v" -v b="$n" 'BEGIN {printf "%.4f", a / b}')"
+  done
 done
 echo
 fi
@@ -86,7 +94,9 @@ for mode in spin defer; do
   if [ -n "$nat_rate" ]; then
     # shellcheck disable=SC2086
     m=$(median ${rate[$mode]:-})
-    line="$line $(awk -v m="$m" -v n="$nat_rate" 'BEGIN {printf "message rate %.1f%% of native (median of the rounds);", 100 * m / n}')"
+    # shellcheck disable=SC2086
+    q=$(median ${ratio[$mode]:-})
+    line="$line $(awk -v m="$m" -v n="$nat_rate" -v q="${q:-0}" 'BEGIN {printf "message rate %.1f%% of native (median of the rounds), %.1f%% (median of the per-round ratios);", 100 * m / n, 100 * q}')"
   fi
   if [ -n "$nat_min" ]; then
     # shellcheck disable=SC2086
