@@ -12,6 +12,7 @@
 
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
+#include "shim/internal/peer_class.h"
 #include "shim/internal/qp_ex_slots.h"
 #include "shim/internal/state.h"
 #include "shim/internal/wr_recording.h"
@@ -70,10 +71,27 @@ void ResetBatch(QpState* q) { q->batch = PostShape{}; }
 VERBSEMU_QP_EX_OPS(VERBSEMU_OP_WRAPPER)
 #undef VERBSEMU_OP_WRAPPER
 
+// What a recording notes of a setter's arguments beyond the call: nothing,
+// except a UD batch's first destination.
+template <auto Slot>
+struct SetterNote {
+  WrRecording* r;
+  template <class... A>
+  void operator()(A...) const {}
+};
+template <>
+struct SetterNote<&QpExSlots::wr_set_ud_addr> {
+  WrRecording* r;
+  void operator()(ibv_qp_ex*, ibv_ah* ah, uint32_t, uint32_t) const {
+    if (r->first_ud_ah == nullptr) r->first_ud_ah = ah;
+  }
+};
+
 // Addressing setters: installed on recording QPs only.
 #define VERBSEMU_SETTER_WRAPPER(slot, since, params, args) \
   void slot##_wrapper params {                             \
     if (WrRecording* r = Recording(qpx)) {                 \
+      SetterNote<&QpExSlots::slot>{r} args;                \
       r->Add<&QpExSlots::slot> args; /* NOLINT */          \
       return;                                              \
     }                                                      \
@@ -205,6 +223,11 @@ void AccountBatch(ThreadCache* tc, QpState* q, const PostShape& shape, int rc,
   AddPendingWait(tc);
 }
 
+// A UD batch's law: its first WR's destination's (null: the QP's own).
+LatencyLaw* BatchLaw(const WrRecording& r, const QpState& q) {
+  return q.type == IBV_QPT_UD ? AhLaw(r.first_ud_ah) : nullptr;
+}
+
 // A recorded batch on a deferring QP: queued, due when the spin would have
 // ended.
 int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
@@ -212,7 +235,7 @@ int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
   Engine& e = E();
   const uint64_t origin = t0 - std::min(t0, e.recording_ticks);
   bool owes = false;
-  const uint64_t due = DueTime(q, origin, shape, &owes);
+  const uint64_t due = DueTime(q, origin, shape, &owes, BatchLaw(*r, *q));
   ThreadCache* tc = Cache();
   // Released first: a drainer replaying this QP's held batches takes the
   // batch lock after the queue's (the application's wr_id and wr_flags
@@ -236,7 +259,8 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
   // Holding the batch back costs time a native post does not spend: the
   // wait is shortened by its calibrated median.
   const uint64_t origin = t0 - std::min(t0, e.recording_ticks);
-  const uint64_t waited = e.emulating ? EmulateBeforePost(q, origin, shape) : 0;
+  const uint64_t waited =
+      e.emulating ? EmulateBeforePost(q, origin, shape, BatchLaw(*r, *q)) : 0;
   q->batch_mu.lock();
   const uint64_t t1 = emulate::ReadTsc();
   const int rc = r->Replay(qpx);

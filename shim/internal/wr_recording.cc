@@ -38,6 +38,7 @@ void WrRecording::Close() {
   entries_.clear();
   arena_.Reset();
   shape = PostShape{};
+  first_ud_ah = nullptr;
 }
 
 int WrRecording::Replay(ibv_qp_ex* qpx, bool close_on_room_refusal) {

@@ -80,6 +80,9 @@ class WrRecording {
   int Replay(ibv_qp_ex* qpx, bool close_on_room_refusal = true);
 
   PostShape shape;  // what the batch moves, as the calls were recorded
+  // The batch's first wr_set_ud_addr: a UD batch's delay is its first WR's
+  // destination's, as a UD chain's is (peer_class.h).
+  const ibv_ah* first_ud_ah = nullptr;
 
  private:
   struct Entry {
