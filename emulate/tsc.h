@@ -26,11 +26,19 @@ inline uint64_t ReadTsc() {
 
 // Ordered read for timing a region: rdtscp waits for earlier instructions
 // to retire; the lfence keeps later ones from starting before the read.
-inline uint64_t ReadTscOrdered() {
-  unsigned aux;
-  const uint64_t t = __rdtscp(&aux);
+// `aux` gets rdtscp's TSC_AUX, which Linux sets to (node << 12) | cpu: two
+// reads with different values ran on different CPUs.
+inline uint64_t ReadTscOrderedAux(uint32_t* aux) {
+  unsigned a;
+  const uint64_t t = __rdtscp(&a);
   _mm_lfence();
+  *aux = a;
   return t;
+}
+
+inline uint64_t ReadTscOrdered() {
+  uint32_t aux;
+  return ReadTscOrderedAux(&aux);
 }
 
 // One spin-loop pause (see TscClock for where it is left out).

@@ -62,6 +62,7 @@ po::options_description Describe(CommandLine& cl, Text& t) {
       ("warmup,w", po::value<uint64_t>(&o.warmup)->default_value(100), "unmeasured iterations first")
       ("duration,D", po::value<double>(&o.duration_s)->default_value(0), "run each point ~S seconds instead of --iters")
       ("cycle", po::value<uint64_t>(&o.cycle)->default_value(1000), "samples per cycle (per-cycle minimums)")
+      ("mode-resolution", po::value<double>(&o.mode_resolution)->default_value(kDefaultModeResolution, "0.2"), "report peaks closer than this relative gap (0.02..1) as one mode")
       ("window,t", po::value<uint32_t>(&o.window)->default_value(128), "bw: tx depth (outstanding WRs)")
       ("post-list,l", po::value<uint32_t>(&o.post_list)->default_value(1), "bw: WRs per ibv_post_send")
       ("cq-mod,Q", po::value<uint32_t>(&o.cq_mod)->default_value(16), "bw: signal every N WRs")
@@ -185,6 +186,7 @@ int CliMain(int argc, const char* const argv[], std::ostream& out,
       return 0;
     }
     if (!cl.outputs.quiet) PrintTable(run, out);
+    PrintWarnings(run, err);
     if (!cl.outputs.json.empty()) WriteFile(cl.outputs.json, run, WriteJson);
     if (!cl.outputs.csv.empty()) WriteFile(cl.outputs.csv, run, WriteCsv);
     if (!cl.outputs.histogram.empty())

@@ -25,6 +25,8 @@ check "bad option" 2 "^verbsbench: .*bogus" lat --bogus
 check "bad inline" 2 "^verbsbench: bad --inline" lat --inline sometimes
 check "lop read" 2 "^verbsbench: lop measures send and write only" lop --op read
 check "p beyond peers" 2 "exceeds --peers" lop -P 2 --p 1:3
+check "mode resolution" 2 "^verbsbench: --mode-resolution must be a fraction from 0.02 to 1" lat --mode-resolution 0.01
+check "mode resolution text" 2 "^verbsbench: .*mode-resolution.*invalid" lat --mode-resolution wide
 check "peer unreachable" 1 "^verbsbench: peer 127.0.0.1:1 not reachable" lat 127.0.0.1 --port 1 --timeout 0.3
 check "unresolvable peer" 1 "^verbsbench: cannot resolve peer" lat no-such-host.invalid --timeout 0.3
 if ! out=$("$bin" --help) || ! printf '%s' "$out" | grep -q "usage: verbsbench lat|bw|lop"; then

@@ -52,28 +52,39 @@ double LogHistogram::Estimate(int index) const {
   return std::clamp(v, min(), max());
 }
 
-void LogHistogram::Add(double value) {
-  if (std::isnan(value)) return;
-  counts_[static_cast<size_t>(IndexOf(value))]++;
+void LogHistogram::Add(double value, uint64_t n) {
+  if (std::isnan(value) || n == 0) return;
+  counts_[static_cast<size_t>(IndexOf(value))] += n;
   if (count_ == 0) {
     min_ = max_ = value;
-  } else {
-    min_ = std::min(min_, value);
-    max_ = std::max(max_, value);
+    mean_ = value;
+    count_ = n;
+    return;
   }
-  // Terriberry's streaming update of the central moments.
-  const double n1 = static_cast<double>(count_);
-  count_++;
-  const double n = static_cast<double>(count_);
-  const double delta = value - mean_;
-  const double delta_n = delta / n;
-  const double delta_n2 = delta_n * delta_n;
-  const double term1 = delta * delta_n * n1;
-  mean_ += delta_n;
-  m4_ += term1 * delta_n2 * (n * n - 3 * n + 3) + 6 * delta_n2 * m2_ -
-         4 * delta_n * m3_;
-  m3_ += term1 * delta_n * (n - 2) - 3 * delta_n * m2_;
-  m2_ += term1;
+  min_ = std::min(min_, value);
+  max_ = std::max(max_, value);
+  CombineMoments(static_cast<double>(n), value, 0, 0, 0);
+  count_ += n;
+}
+
+void LogHistogram::CombineMoments(double nb, double mean_b, double m2b,
+                                  double m3b, double m4b) {
+  const double na = static_cast<double>(count_);
+  const double n = na + nb;
+  const double d = mean_b - mean_;
+  const double d2 = d * d;
+  const double m2 = m2_ + m2b + d2 * na * nb / n;
+  const double m3 = m3_ + m3b + d2 * d * na * nb * (na - nb) / (n * n) +
+                    3 * d * (na * m2b - nb * m2_) / n;
+  const double m4 =
+      m4_ + m4b +
+      d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (n * n * n) +
+      6 * d2 * (na * na * m2b + nb * nb * m2_) / (n * n) +
+      4 * d * (na * m3b - nb * m3_) / n;
+  mean_ += d * nb / n;
+  m2_ = m2;
+  m3_ = m3;
+  m4_ = m4;
 }
 
 void LogHistogram::Merge(const LogHistogram& other) {
@@ -87,24 +98,8 @@ void LogHistogram::Merge(const LogHistogram& other) {
     return;
   }
   for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
-  // Chan et al.'s pairwise combination of central moments.
-  const double na = static_cast<double>(count_);
-  const double nb = static_cast<double>(other.count_);
-  const double n = na + nb;
-  const double d = other.mean_ - mean_;
-  const double d2 = d * d;
-  const double m2 = m2_ + other.m2_ + d2 * na * nb / n;
-  const double m3 = m3_ + other.m3_ + d2 * d * na * nb * (na - nb) / (n * n) +
-                    3 * d * (na * other.m2_ - nb * m2_) / n;
-  const double m4 =
-      m4_ + other.m4_ +
-      d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (n * n * n) +
-      6 * d2 * (na * na * other.m2_ + nb * nb * m2_) / (n * n) +
-      4 * d * (na * other.m3_ - nb * m3_) / n;
-  mean_ = (na * mean_ + nb * other.mean_) / n;
-  m2_ = m2;
-  m3_ = m3;
-  m4_ = m4;
+  CombineMoments(static_cast<double>(other.count_), other.mean_, other.m2_,
+                 other.m3_, other.m4_);
   count_ += other.count_;
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
@@ -226,8 +221,10 @@ std::vector<LogHistogram::Mode> LogHistogram::Modes(double resolution,
                                                     double min_fraction) const {
   std::vector<Mode> modes;
   if (count_ == 0) return modes;
+  // Bins half the resolution wide: two peaks need a bin between them.
   const int merge = std::max(
-      1, static_cast<int>(std::lround(std::log1p(resolution) / log_gamma_)));
+      1,
+      static_cast<int>(std::lround(std::log1p(resolution / 2) / log_gamma_)));
   // Coarse counts over the whole occupied range, empty bins included.
   int first = -1, last = -1;
   for (int i = 0; i < static_cast<int>(counts_.size()); ++i) {

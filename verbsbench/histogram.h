@@ -11,6 +11,13 @@
 
 namespace verbsbench {
 
+// Peaks closer than this (relative gap) are one mode unless asked otherwise
+// (--mode-resolution). 0.2 searches bins 10% wide, as verbsbench always did.
+inline constexpr double kDefaultModeResolution = 0.20;
+// The finest mode resolution that means anything: peaks searched in single
+// bins of the default layout (relative error 0.5%, bins 1% wide).
+inline constexpr double kFinestModeResolution = 0.02;
+
 class LogHistogram {
  public:
   // Values below `min_value` share one underflow bin; values above
@@ -19,7 +26,9 @@ class LogHistogram {
   explicit LogHistogram(double relative_error = 0.005, double min_value = 1.0,
                         double max_value = 1e12);
 
-  void Add(double value);
+  void Add(double value) { Add(value, 1); }
+  // Adds `n` samples of the same value (one bin lookup).
+  void Add(double value, uint64_t n);
   // Adds every sample of `other`; both must have the same layout.
   void Merge(const LogHistogram& other);
   void Clear();
@@ -51,10 +60,12 @@ class LogHistogram {
     double value;     // centre of the peak bin
     double fraction;  // share of samples in the peak's basin
   };
-  // Peaks of the distribution on a log scale (bins of ~`resolution`
-  // relative width); a peak counts if it holds >= min_fraction of samples and
-  // the valley to any higher peak drops below half its height.
-  std::vector<Mode> Modes(double resolution = 0.10,
+  // Peaks of the distribution on a log scale: peaks closer than
+  // `resolution` (relative gap) are one mode. They are searched in bins of
+  // half that relative width (at least the layout's own), and two peaks need
+  // a bin between them whose count drops below half the smaller one's. A
+  // peak counts if its bin and neighbours hold >= min_fraction of samples.
+  std::vector<Mode> Modes(double resolution = kDefaultModeResolution,
                           double min_fraction = 0.05) const;
 
   // Lossless serialisation (used to ship peers' histograms to the root).
@@ -66,6 +77,10 @@ class LogHistogram {
   double LowerEdge(int index) const;
   double UpperEdge(int index) const;
   double Estimate(int index) const;
+  // Folds in a block of nb samples with the given mean and central moments
+  // (Chan et al.'s pairwise combination).
+  void CombineMoments(double nb, double mean_b, double m2b, double m3b,
+                      double m4b);
 
   double alpha_;
   double gamma_;

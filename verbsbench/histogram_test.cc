@@ -176,5 +176,55 @@ TEST(LogHistogram, RejectsBadLayout) {
   EXPECT_THROW(LogHistogram(0.01, 10, 5), std::invalid_argument);
 }
 
+TEST(LogHistogram, RepeatedAddEqualsSingleAdds) {
+  std::mt19937_64 rng(9);
+  std::lognormal_distribution<double> d(std::log(3000.0), 0.5);
+  LogHistogram one_by_one, repeated;
+  for (int i = 0; i < 2000; ++i) {
+    const double v = d(rng);
+    const uint64_t n = 1 + static_cast<uint64_t>(i % 7);
+    for (uint64_t k = 0; k < n; ++k) one_by_one.Add(v);
+    repeated.Add(v, n);
+  }
+  repeated.Add(5.0, 0);  // nothing
+  EXPECT_EQ(repeated.count(), one_by_one.count());
+  EXPECT_EQ(repeated.min(), one_by_one.min());
+  EXPECT_EQ(repeated.max(), one_by_one.max());
+  EXPECT_NEAR(repeated.mean(), one_by_one.mean(), 1e-9 * one_by_one.mean());
+  EXPECT_NEAR(repeated.stdev(), one_by_one.stdev(), 1e-9 * one_by_one.stdev());
+  EXPECT_NEAR(repeated.skewness(), one_by_one.skewness(), 1e-7);
+  EXPECT_NEAR(repeated.kurtosis(), one_by_one.kurtosis(), 1e-7);
+  EXPECT_EQ(repeated.ToJson()["bins"], one_by_one.ToJson()["bins"]);
+}
+
+// Two equal peaks (sd 0.5%) `gap` apart, relative.
+LogHistogram TwoPeaks(double gap) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> a(4000, 20), b(4000 * (1 + gap), 20);
+  LogHistogram h;
+  for (int i = 0; i < 40000; ++i) h.Add(i % 2 ? a(rng) : b(rng));
+  return h;
+}
+
+// Peaks closer than the resolution are one mode, farther ones two. The
+// default (0.2) merges peaks 5% apart, like Confidence's 3.9 us / 4.1 us
+// switch-ASIC minimums; 0.04 separates them.
+TEST(LogHistogram, ModeResolutionIsTheGapBelowWhichPeaksAreOne) {
+  EXPECT_EQ(TwoPeaks(0.05).Modes().size(), 1u);
+  const auto fine = TwoPeaks(0.05).Modes(0.04);
+  ASSERT_EQ(fine.size(), 2u);
+  EXPECT_NEAR(fine[0].value, 4000, 40);
+  EXPECT_NEAR(fine[1].value, 4200, 42);
+  EXPECT_NEAR(fine[0].fraction, 0.5, 0.02);
+  for (const double resolution : {0.04, 0.1, 0.2, 0.4}) {
+    EXPECT_EQ(TwoPeaks(resolution * 0.7).Modes(resolution).size(), 1u)
+        << resolution;
+    EXPECT_EQ(TwoPeaks(resolution * 1.3).Modes(resolution).size(), 2u)
+        << resolution;
+  }
+  EXPECT_EQ(TwoPeaks(0.0).Modes(kFinestModeResolution).size(), 1u);
+  EXPECT_EQ(TwoPeaks(0.03).Modes(kFinestModeResolution).size(), 2u);
+}
+
 }  // namespace
 }  // namespace verbsbench

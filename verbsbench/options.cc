@@ -96,6 +96,7 @@ nlohmann::json Options::ToJson() const {
           {"warmup", warmup},
           {"duration_s", duration_s},
           {"cycle", cycle},
+          {"mode_resolution", mode_resolution},
           {"window", window},
           {"post_list", post_list},
           {"cq_mod", cq_mod},
@@ -183,6 +184,12 @@ Options Normalize(Options o) {
     throw std::invalid_argument("--post-list must be 1..window");
   }
   if (o.cycle == 0) throw std::invalid_argument("--cycle must be > 0");
+  if (!(o.mode_resolution >= kFinestModeResolution &&
+        o.mode_resolution <= 1.0)) {
+    throw std::invalid_argument(
+        "--mode-resolution must be a fraction from 0.02 to 1 (peaks closer "
+        "than it, relative, are one mode; default 0.2)");
+  }
   o.sq_depth =
       std::max({o.sq_depth, o.window, static_cast<uint32_t>(2 * o.peers), 16u});
   return o;

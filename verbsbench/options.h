@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "verbsbench/histogram.h"
+
 namespace verbsbench {
 
 enum class Mode { kLat, kBw, kLop };
@@ -108,6 +110,8 @@ struct Options {
   double duration_s = 0;   // > 0: run each point for about this long
   uint64_t cycle = 1000;   // samples per cycle (per-cycle minimums)
   uint64_t raw_limit = 0;  // raw samples kept per result
+  // Peaks closer than this (relative) are reported as one mode.
+  double mode_resolution = kDefaultModeResolution;
 
   uint32_t window = 128;   // bw: tx depth
   uint32_t post_list = 1;  // bw: WRs per ibv_post_send

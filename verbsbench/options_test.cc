@@ -154,17 +154,40 @@ TEST(ParseCommandLine, RawImpliesSampleLimit) {
       Parse({"lat", "--raw", "r.txt", "--raw-max", "7"}).options.raw_limit, 7u);
 }
 
+TEST(ParseCommandLine, ModeResolution) {
+  EXPECT_DOUBLE_EQ(Parse({"lat"}).options.mode_resolution, 0.20);
+  EXPECT_DOUBLE_EQ(
+      Parse({"lat", "--mode-resolution", "0.02"}).options.mode_resolution,
+      0.02);
+  EXPECT_EQ(Parse({"lat", "--mode-resolution", "0.02"})
+                .options.ToJson()["mode_resolution"],
+            0.02);
+  for (const char* bad : {"0", "0.01", "1.5", "-0.1", "nan"}) {
+    try {
+      Parse({"lat", "--mode-resolution", bad});
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--mode-resolution must be a fraction from 0.02 to 1 (peaks "
+                "closer than it, relative, are one mode; default 0.2)")
+          << bad;
+    }
+  }
+}
+
 TEST(ParseCommandLine, BadInputIsOneLine) {
-  for (std::vector<const char*> bad :
-       std::vector<std::vector<const char*>>{{"pong"},
-                                             {},
-                                             {"lat", "-s", "12Q"},
-                                             {"lat", "--inline", "maybe"},
-                                             {"lat", "--cm", "ib"},
-                                             {"lat", "--bogus"},
-                                             {"lat", "-n", "x"},
-                                             {"lat", "a", "b"},
-                                             {"lat", "--timeout", "0"}}) {
+  for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
+           {"pong"},
+           {},
+           {"lat", "-s", "12Q"},
+           {"lat", "--inline", "maybe"},
+           {"lat", "--cm", "ib"},
+           {"lat", "--bogus"},
+           {"lat", "-n", "x"},
+           {"lat", "a", "b"},
+           {"lat", "--timeout", "0"},
+           {"lat", "--mode-resolution", "x"},
+           {"lat", "--mode-resolution", "2"}}) {
     try {
       Parse(bad);
       ADD_FAILURE() << "accepted bad input";

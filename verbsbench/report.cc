@@ -63,6 +63,37 @@ std::string Label(const json& r) {
   return s;
 }
 
+// Calls fn(label, stats) for every measured distribution of the run (lat
+// and bw results, lop points), in output order.
+template <class Fn>
+void ForEachStats(const json& run, Fn fn) {
+  const std::string mode = run.value("mode", "");
+  if (mode == "lat" || mode == "bw") {
+    for (const json& r : Field(run, "results"))
+      fn(mode + " " + Label(r), Field(r, "stats"));
+  } else if (mode == "lop") {
+    for (const json& c : Field(Field(run, lop::kSection), lop::kCurves)) {
+      for (const json& pt : Field(c, lop::key::kPoints)) {
+        if (pt.contains(lop::key::kStats)) {
+          fn(c.value(lop::key::kName, std::string()) +
+                 " p=" + std::to_string(Whole(pt, lop::key::kP, 0)),
+             Field(pt, lop::key::kStats));
+        }
+      }
+    }
+  }
+}
+
+// A distribution some of whose samples ran on two CPUs gets a line saying
+// how many.
+void PrintMigrated(const json& stats, std::ostream& out) {
+  const uint64_t migrated = Whole(stats, "migrated_samples", uint64_t{0});
+  if (migrated == 0) return;
+  out << "   warning: " << migrated << " of "
+      << Whole(stats, "count", uint64_t{0})
+      << " samples migrated between CPUs (pin the processes: taskset -c)\n";
+}
+
 void PrintModes(const json& stats, std::ostream& out) {
   const json& modes = Field(stats, "modes");
   if (modes.size() <= 1) return;
@@ -122,6 +153,7 @@ void PrintLatTable(const json& run, std::ostream& out) {
         Us(s, "p99_ns").c_str(), Us(s, "p999_ns").c_str());
     out << line;
     PrintModes(s, out);
+    PrintMigrated(s, out);
   }
 }
 
@@ -139,6 +171,7 @@ void PrintBwTable(const json& run, std::ostream& out) {
         r.value("inline", false) ? " inline" : "",
         r.value("bidirectional", false) ? " bidirectional" : "");
     out << line;
+    PrintMigrated(Field(r, "stats"), out);
   }
 }
 
@@ -157,6 +190,79 @@ void PrintLopTable(const json& run, std::ostream& out) {
           pt.value(lop::key::kP99Ns, 0.0) / 1000,
           static_cast<unsigned long long>(Whole(pt, lop::key::kSamples, 0ull)));
       out << line;
+      PrintMigrated(Field(pt, lop::key::kStats), out);
+    }
+  }
+}
+
+constexpr const char* kStatsCsvHeader =
+    "count,min_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,stdev_ns,skew,"
+    "kurtosis,modes";
+
+void WriteStatsCsv(const json& s, std::ostream& out) {
+  out << Whole(s, "count", 0ull) << "," << s.value("min_ns", 0.0) << ","
+      << s.value("p50_ns", 0.0) << "," << s.value("p90_ns", 0.0) << ","
+      << s.value("p99_ns", 0.0) << "," << s.value("p999_ns", 0.0) << ","
+      << s.value("max_ns", 0.0) << "," << s.value("mean_ns", 0.0) << ","
+      << s.value("stdev_ns", 0.0) << "," << s.value("skew", 0.0) << ","
+      << s.value("kurtosis", 0.0) << "," << Field(s, "modes").size();
+}
+
+// The cycle minimums' distribution and the migrated samples, last in every
+// row so the earlier columns keep their places.
+constexpr const char* kCycleCsvHeader =
+    ",cycles,cycle_min_min_ns,cycle_min_p50_ns,cycle_min_p90_ns,"
+    "cycle_min_max_ns,cycle_min_modes,migrated_samples";
+
+void WriteCycleCsv(const json& s, std::ostream& out) {
+  const json& c = Field(s, "cycle_min");
+  out << "," << Whole(c, "count", 0ull) << "," << c.value("min_ns", 0.0) << ","
+      << c.value("p50_ns", 0.0) << "," << c.value("p90_ns", 0.0) << ","
+      << c.value("max_ns", 0.0) << "," << Field(c, "modes").size() << ","
+      << Whole(s, "migrated_samples", 0ull);
+}
+
+void WriteResultsCsv(const json& run, const std::string& mode,
+                     std::ostream& out) {
+  out << "mode,op,inline,size,iterations,metric,";
+  if (mode == "bw") out << "bw_MiBps,msg_rate_Mpps,bidirectional,";
+  out << kStatsCsvHeader << kCycleCsvHeader << "\n";
+  for (const json& r : Field(run, "results")) {
+    out << mode << "," << r.value("op", std::string()) << ","
+        << r.value("inline", false) << "," << Whole(r, "size", 0) << ","
+        << Whole(r, "iterations", 0ull) << ","
+        << r.value("metric", std::string()) << ",";
+    if (mode == "bw") {
+      out << r.value("bw_MiBps", 0.0) << "," << r.value("msg_rate_Mpps", 0.0)
+          << "," << r.value("bidirectional", false) << ",";
+    }
+    WriteStatsCsv(Field(r, "stats"), out);
+    WriteCycleCsv(Field(r, "stats"), out);
+    out << "\n";
+  }
+}
+
+void WriteLopCsv(const json& run, std::ostream& out) {
+  out << "curve,kind,pattern,side,op,inline,list,p,min_ns,median_ns,mean_ns,"
+         "p99_ns,samples"
+      << kCycleCsvHeader << "\n";
+  for (const json& c : Field(Field(run, lop::kSection), lop::kCurves)) {
+    for (const json& pt : Field(c, lop::key::kPoints)) {
+      out << c.value(lop::key::kName, std::string()) << ","
+          << c.value(lop::key::kKind, std::string()) << ","
+          << c.value(lop::key::kPattern, std::string()) << ","
+          << c.value(lop::key::kSide, std::string()) << ","
+          << c.value(lop::key::kOp, std::string()) << ","
+          << c.value(lop::key::kInline, false) << ","
+          << c.value(lop::key::kList, false) << ","
+          << Whole(pt, lop::key::kP, 0) << ","
+          << pt.value(lop::key::kMinNs, 0.0) << ","
+          << pt.value(lop::key::kMedianNs, 0.0) << ","
+          << pt.value(lop::key::kMeanNs, 0.0) << ","
+          << pt.value(lop::key::kP99Ns, 0.0) << ","
+          << Whole(pt, lop::key::kSamples, 0ull);
+      WriteCycleCsv(Field(pt, lop::key::kStats), out);
+      out << "\n";
     }
   }
 }
@@ -178,53 +284,10 @@ void PrintTable(const json& run, std::ostream& out) {
 void WriteCsv(const json& run, std::ostream& out) {
   out << std::setprecision(12);
   const std::string mode = run.value("mode", "");
-  auto stat_cols = [&](const json& s) {
-    out << Whole(s, "count", 0ull) << "," << s.value("min_ns", 0.0) << ","
-        << s.value("p50_ns", 0.0) << "," << s.value("p90_ns", 0.0) << ","
-        << s.value("p99_ns", 0.0) << "," << s.value("p999_ns", 0.0) << ","
-        << s.value("max_ns", 0.0) << "," << s.value("mean_ns", 0.0) << ","
-        << s.value("stdev_ns", 0.0) << "," << s.value("skew", 0.0) << ","
-        << s.value("kurtosis", 0.0) << "," << Field(s, "modes").size();
-  };
-  const char* stat_header =
-      "count,min_ns,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,stdev_ns,skew,"
-      "kurtosis,modes";
   if (mode == "lat" || mode == "bw") {
-    out << "mode,op,inline,size,iterations,metric,";
-    if (mode == "bw") out << "bw_MiBps,msg_rate_Mpps,bidirectional,";
-    out << stat_header << "\n";
-    for (const json& r : Field(run, "results")) {
-      out << mode << "," << r.value("op", std::string()) << ","
-          << r.value("inline", false) << "," << Whole(r, "size", 0) << ","
-          << Whole(r, "iterations", 0ull) << ","
-          << r.value("metric", std::string()) << ",";
-      if (mode == "bw") {
-        out << r.value("bw_MiBps", 0.0) << "," << r.value("msg_rate_Mpps", 0.0)
-            << "," << r.value("bidirectional", false) << ",";
-      }
-      stat_cols(Field(r, "stats"));
-      out << "\n";
-    }
+    WriteResultsCsv(run, mode, out);
   } else if (mode == "lop") {
-    out << "curve,kind,pattern,side,op,inline,list,p,min_ns,median_ns,mean_ns,"
-           "p99_ns,samples\n";
-    for (const json& c : Field(Field(run, lop::kSection), lop::kCurves)) {
-      for (const json& pt : Field(c, lop::key::kPoints)) {
-        out << c.value(lop::key::kName, std::string()) << ","
-            << c.value(lop::key::kKind, std::string()) << ","
-            << c.value(lop::key::kPattern, std::string()) << ","
-            << c.value(lop::key::kSide, std::string()) << ","
-            << c.value(lop::key::kOp, std::string()) << ","
-            << c.value(lop::key::kInline, false) << ","
-            << c.value(lop::key::kList, false) << ","
-            << Whole(pt, lop::key::kP, 0) << ","
-            << pt.value(lop::key::kMinNs, 0.0) << ","
-            << pt.value(lop::key::kMedianNs, 0.0) << ","
-            << pt.value(lop::key::kMeanNs, 0.0) << ","
-            << pt.value(lop::key::kP99Ns, 0.0) << ","
-            << Whole(pt, lop::key::kSamples, 0ull) << "\n";
-      }
-    }
+    WriteLopCsv(run, out);
   }
 }
 
@@ -244,21 +307,14 @@ void WriteHistograms(const json& run, std::ostream& out) {
     out << "\n\n";
   };
   block("timer overhead", Field(Field(run, "timer"), "overhead"));
-  const std::string mode = run.value("mode", "");
-  if (mode == "lat" || mode == "bw") {
-    for (const json& r : Field(run, "results"))
-      block(mode + " " + Label(r), Field(r, "stats"));
-  } else if (mode == "lop") {
-    for (const json& c : Field(Field(run, lop::kSection), lop::kCurves)) {
-      for (const json& pt : Field(c, lop::key::kPoints)) {
-        if (pt.contains(lop::key::kStats)) {
-          block(c.value(lop::key::kName, std::string()) +
-                    " p=" + std::to_string(Whole(pt, lop::key::kP, 0)),
-                Field(pt, lop::key::kStats));
-        }
-      }
+  ForEachStats(run, block);
+  // The cycle minimums after every distribution, so the blocks above keep
+  // their indices.
+  ForEachStats(run, [&](const std::string& label, const json& stats) {
+    if (stats.contains("cycle_min")) {
+      block(label + " cycle minimums", Field(stats, "cycle_min"));
     }
-  }
+  });
 }
 
 void WriteRaw(const json& run, std::ostream& out) {
@@ -287,6 +343,22 @@ void WriteRaw(const json& run, std::ostream& out) {
       }
     }
   }
+}
+
+void PrintWarnings(const json& run, std::ostream& err) {
+  uint64_t migrated = 0, samples = 0;
+  int distributions = 0;
+  ForEachStats(run, [&](const std::string&, const json& stats) {
+    const uint64_t m = Whole(stats, "migrated_samples", uint64_t{0});
+    if (m == 0) return;
+    migrated += m;
+    samples += Whole(stats, "count", uint64_t{0});
+    ++distributions;
+  });
+  if (migrated == 0) return;
+  err << "verbsbench: warning: " << migrated << " samples in " << distributions
+      << " distribution(s) (of " << samples
+      << ") migrated between CPUs; pin the processes (taskset -c)\n";
 }
 
 void WriteJson(const json& run, std::ostream& out) {

@@ -13,6 +13,8 @@ void PrintTable(const nlohmann::json& run, std::ostream& out);
 void WriteCsv(const nlohmann::json& run, std::ostream& out);
 void WriteHistograms(const nlohmann::json& run, std::ostream& out);
 void WriteRaw(const nlohmann::json& run, std::ostream& out);
+// One line on `err` when samples migrated between CPUs (nothing otherwise).
+void PrintWarnings(const nlohmann::json& run, std::ostream& err);
 
 // Writes `writer(run, stream)` to `path` ("-" = stdout); throws on I/O error.
 void WriteFile(const std::string& path, const nlohmann::json& run,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <random>
 #include <sstream>
 
@@ -128,7 +129,63 @@ TEST(Report, HistogramBlocksEndAtCdfOne) {
       last_data.clear();
     }
   }
-  EXPECT_EQ(blocks, 1 + 6);  // timer + 2 curves x 3 points
+  // The timer, 2 curves x 3 points, then their cycle minimums.
+  EXPECT_EQ(blocks, 1 + 6 + 6);
+  const std::string s = out.str();
+  const size_t last_point = s.find("# os_send_single p=3\n");
+  const size_t first_minimums =
+      s.find("# rtt2_1n_send_inline p=1 cycle minimums\n");
+  ASSERT_NE(first_minimums, std::string::npos);
+  EXPECT_LT(last_point, first_minimums);
+}
+
+// 500 samples in cycles of 100: five minimums, summarised in the CSV next to
+// the distribution they come from.
+TEST(Report, CsvHasTheCycleMinimumsAndMigrations) {
+  json run = SyntheticRun("lat");
+  run["results"][1]["stats"]["migrated_samples"] = 4;
+  std::ostringstream csv;
+  WriteCsv(run, csv);
+  std::istringstream in(csv.str());
+  std::string header, row0, row1;
+  std::getline(in, header);
+  std::getline(in, row0);
+  std::getline(in, row1);
+  EXPECT_NE(header.find(",modes,cycles,cycle_min_min_ns,cycle_min_p50_ns,"
+                        "cycle_min_p90_ns,cycle_min_max_ns,cycle_min_modes,"
+                        "migrated_samples"),
+            std::string::npos)
+      << header;
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','),
+            std::count(row0.begin(), row0.end(), ','));
+  const json& mins = run["results"][0]["stats"]["cycle_min"];
+  EXPECT_EQ(mins["count"], 5);
+  std::ostringstream min_ns;
+  min_ns << std::setprecision(12) << mins["min_ns"].get<double>();
+  EXPECT_NE(row0.find(",5," + min_ns.str() + ","), std::string::npos) << row0;
+  EXPECT_EQ(row0.substr(row0.size() - 2), ",0");
+  EXPECT_EQ(row1.substr(row1.size() - 2), ",4");
+}
+
+TEST(Report, MigratedSamplesGetAWarningLine) {
+  json run = SyntheticRun("lat");
+  std::ostringstream quiet_table, quiet_err;
+  PrintTable(run, quiet_table);
+  PrintWarnings(run, quiet_err);
+  EXPECT_EQ(quiet_table.str().find("migrated"), std::string::npos);
+  EXPECT_EQ(quiet_err.str(), "");
+  run["results"][1]["stats"]["migrated_samples"] = 3;
+  std::ostringstream table, err;
+  PrintTable(run, table);
+  PrintWarnings(run, err);
+  EXPECT_NE(table.str().find("\n 64 "), std::string::npos);
+  EXPECT_NE(table.str().find("   warning: 3 of 500 samples migrated between "
+                             "CPUs (pin the processes: taskset -c)\n"),
+            std::string::npos)
+      << table.str();
+  EXPECT_EQ(err.str(),
+            "verbsbench: warning: 3 samples in 1 distribution(s) (of 500) "
+            "migrated between CPUs; pin the processes (taskset -c)\n");
 }
 
 TEST(Report, RawHasEverySample) {

@@ -11,7 +11,7 @@ namespace key = lop::key;
 // What every lat and bw result has: the point and its samples.
 json Measured(Op op, size_t size, bool inline_used, uint64_t iterations,
               const Recorder& rec, const Options& o) {
-  json j = {{"stats", StatsJson(rec)},
+  json j = {{"stats", StatsJson(rec, {.mode_resolution = o.mode_resolution})},
             {"op", Name(op)},
             {"size", size},
             {"inline", inline_used},
@@ -39,7 +39,7 @@ json BwJson(const BwPoint& r, const Options& o) {
   j["bw_MiBps"] = bytes / (ns / 1e9) / (1 << 20);
   j["bw_Gbps"] = bytes * 8 / ns;
   j["msg_rate_Mpps"] = static_cast<double>(r.iterations) * ways / (ns / 1e3);
-  j["metric"] = "per-message completion interval";
+  j["metric"] = "per-message completion interval (batch share)";
   return j;
 }
 
@@ -51,7 +51,8 @@ json PointJson(const LopPoint& pt, const Options& o) {
             {key::kMeanNs, h.mean()},
             {key::kP99Ns, h.Quantile(0.99)},
             {key::kSamples, h.count()},
-            {key::kStats, StatsJson(pt.recorder)}};
+            {key::kStats,
+             StatsJson(pt.recorder, {.mode_resolution = o.mode_resolution})}};
   if (o.raw_limit > 0) j[key::kRawNs] = pt.recorder.raw();
   return j;
 }

@@ -1,5 +1,7 @@
 #include "verbsbench/timer.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -8,13 +10,14 @@
 namespace verbsbench {
 namespace {
 
-// Back-to-back ordered reads: the cost of timing an empty region.
+// Back-to-back timed points, read as the timed regions read them (with the
+// CPU): the cost of timing an empty region.
 double MeasureOverhead(const Timer& timer, int samples, LogHistogram& into) {
   double min_ns = 1e300;
   for (int i = 0; i < samples; ++i) {
-    const uint64_t t0 = ReadTicks();
-    const uint64_t t1 = ReadTicks();
-    const double ns = timer.TicksToNs(t1 - t0);
+    const Stamp t0 = ReadStamp();
+    const Stamp t1 = ReadStamp();
+    const double ns = timer.TicksToNs(t1.ticks - t0.ticks);
     into.Add(ns);
     min_ns = std::min(min_ns, ns);
   }
@@ -28,11 +31,26 @@ Timer::Timer(double hz, double overhead_min_ns)
   if (!(hz > 0)) throw std::invalid_argument("Timer: frequency must be > 0");
 }
 
+int64_t Timer::ReferenceNs() { return verbsemu::emulate::MonotonicRawNs(); }
+
+bool Timer::TscAuxIsCpu() {
+  // The low 12 bits are the CPU. Retried when the thread moved between the
+  // reads it is compared with.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const int before = sched_getcpu();
+    const Stamp s = ReadStamp();
+    if (before < 0) return false;
+    if (sched_getcpu() == before) {
+      return (s.cpu & 0xfff) == static_cast<uint32_t>(before);
+    }
+  }
+  return false;
+}
+
 Timer Timer::Calibrate(const CalibrationOptions& options,
                        int overhead_samples) {
-  namespace em = verbsemu::emulate;
   const double ticks_per_ns =
-      em::CalibrateTicksPerNs(em::ReadTscOrdered, em::MonotonicRawNs, options);
+      verbsemu::emulate::CalibrateTicksPerNs(ReadTicks, ReferenceNs, options);
   Timer timer(ticks_per_ns * 1e9, 0.0);
   timer.overhead_min_ns_ =
       MeasureOverhead(timer, overhead_samples, timer.overhead_);
@@ -45,14 +63,16 @@ void Timer::RemeasureOverhead(int samples) {
 }
 
 nlohmann::json Timer::ToJson() const {
-  nlohmann::json j = {{"source", "rdtscp+lfence"},
-                      {"reference", "CLOCK_MONOTONIC_RAW"},
-                      {"tsc_hz", hz_},
-                      {"invariant_tsc", verbsemu::emulate::HasInvariantTsc()},
-                      {"overhead_min_ns", overhead_min_ns_},
-                      {"overhead", StatsJson(overhead_, {})}};
+  nlohmann::json j = {
+      {"source", "rdtscp+lfence"},
+      {"reference", ReferenceName()},
+      {"tsc_hz", hz_},
+      {"invariant_tsc", verbsemu::emulate::HasInvariantTsc()},
+      {"migration_check", TscAuxIsCpu() ? "rdtscp TSC_AUX" : "unavailable"},
+      {"overhead_min_ns", overhead_min_ns_},
+      {"overhead", StatsJson(overhead_)}};
   if (overhead_after_.count() > 0) {
-    j["overhead_after_run"] = StatsJson(overhead_after_, {});
+    j["overhead_after_run"] = StatsJson(overhead_after_);
   }
   return j;
 }

@@ -224,7 +224,7 @@ void VerbsPath::RefillIfLow(Endpoint& ep) {
 void VerbsPath::Arm(int i, const Message& m) {
   Endpoint& ep = At(i);
   std::memset(ep.recv_buf, 0, m.size);
-  RefillIfLow(ep);
+  PostRecvs(i, RecvsMissing(i));
 }
 
 void VerbsPath::Stage(int i, const Message& m, uint64_t k, bool force_signal) {
@@ -265,7 +265,11 @@ void VerbsPath::AwaitSignaled(int i) {
   }
 }
 
-void VerbsPath::Refill(int i) { RefillIfLow(At(i)); }
+uint32_t VerbsPath::RecvsMissing(int i) {
+  return fabric_.config().rq_depth - At(i).posted_recvs;
+}
+
+void VerbsPath::PostRecvs(int i, uint32_t n) { fabric_.RefillRecvs(At(i), n); }
 
 void VerbsPath::SinkRecvs(uint64_t count) {
   Endpoint& ep = At(0);
@@ -307,8 +311,8 @@ uint64_t VerbsPath::Stream(const Message& m, uint64_t count,
   std::vector<ibv_sge> sges(list);
   uint64_t posted = 0, recv_left = shape.expect_recv;
   Spinner spin(timeout_ticks_, "streaming", yield_);
-  const uint64_t start = ReadTicks();
-  uint64_t last = start;
+  const Stamp start = ReadStamp();
+  CompletionIntervals intervals(timer_, rec, start);
   while (posted < count || ep.outstanding > 0 || recv_left > 0) {
     const uint32_t n =
         static_cast<uint32_t>(std::min<uint64_t>(list, count - posted));
@@ -319,9 +323,7 @@ uint64_t VerbsPath::Stream(const Message& m, uint64_t count,
     } else if (ep.outstanding > 0) {
       const uint32_t retired = PollSend();
       if (retired > 0) {
-        const uint64_t now = ReadTicks();
-        rec.Add(timer_.TicksToNs(now - last) / retired);
-        last = now;
+        intervals.Completed(ReadStamp(), retired);
         progress = true;
       }
     }
@@ -335,7 +337,7 @@ uint64_t VerbsPath::Stream(const Message& m, uint64_t count,
     }
     if (!progress) spin.Spin();
   }
-  return ReadTicks() - start;
+  return ReadTicks() - start.ticks;
 }
 
 }  // namespace verbsbench::internal

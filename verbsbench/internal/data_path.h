@@ -23,12 +23,12 @@ class VerbsPath {
   // A peer's waits follow the root's policy unless it set its own.
   VerbsPath(Fabric& fabric, const Timer& timer, const Options& options);
 
-  uint64_t Now() const { return ReadTicks(); }
+  Stamp Now() const { return ReadStamp(); }
   // Whether `m` goes inline on this device.
   bool Inline(const Message& m) const;
 
-  // Before a round trip on endpoint i: clear the receive buffer, top up
-  // receives.
+  // Before a round trip on endpoint i: clear the receive buffer, fill the
+  // receive queue.
   void Arm(int i, const Message& m);
   // Prepares message k for endpoint i (waits for send-queue room).
   void Stage(int i, const Message& m, uint64_t k, bool force_signal);
@@ -40,13 +40,17 @@ class VerbsPath {
   void AwaitReplies(int n, const Message& m, uint64_t k);
   // Waits until every signaled WR of endpoint i completed (RDMA read).
   void AwaitSignaled(int i);
-  void Refill(int i);
+  // Receives endpoint i consumed since its queue was full, and posting
+  // them again (recv_repost.h says when).
+  uint32_t RecvsMissing(int i);
+  void PostRecvs(int i, uint32_t n);
   // Waits for every send WR of endpoint i to complete.
   void Drain(int i);
   // Consumes `count` receives on endpoint 0.
   void SinkRecvs(uint64_t count);
   // Streams `count` messages on endpoint 0; returns elapsed ticks and
-  // records per-message completion intervals.
+  // records one sample per message: its share of the interval that ended
+  // with the poll retiring it (CompletionIntervals).
   uint64_t Stream(const Message& m, uint64_t count, const StreamShape& shape,
                   Recorder& rec);
 

@@ -178,5 +178,22 @@ TEST(RunLop, CurvesAndDerivedLatencies) {
   EXPECT_TRUE(j["lop"].contains("definitions"));
 }
 
+// --mode-resolution reaches every stats object the result writes.
+TEST(Result, ModeResolutionReachesEveryDistribution) {
+  for (Mode mode : {Mode::kLat, Mode::kBw, Mode::kLop}) {
+    Options o;
+    o.mode = mode;
+    o.iters = 10;
+    o.mode_resolution = 0.03;
+    FakeMeasurements meas;
+    const json j = RunMode(o, meas).ToJson();
+    const json& stats = mode == Mode::kLop
+                            ? j["lop"]["curves"][0]["points"][0]["stats"]
+                            : j["results"][0]["stats"];
+    EXPECT_EQ(stats["mode_resolution"], 0.03) << Name(mode);
+    EXPECT_EQ(j["params"]["mode_resolution"], 0.03) << Name(mode);
+  }
+}
+
 }  // namespace
 }  // namespace verbsbench::internal

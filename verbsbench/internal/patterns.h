@@ -1,7 +1,8 @@
 // The root's measurement patterns (LoP's 1:n and n:1 rounds, o_s, o_r, the
 // bw stream), generic over the data path so tests run them on a fake path
 // against peers on loopback channels. A Path has the interface of
-// VerbsPath (data_path.h); Now() is its tick counter.
+// VerbsPath (data_path.h); Now() is its timed point (ticks and CPU). A
+// sample whose two points ran on different CPUs is counted as migrated.
 #ifndef VERBSBENCH_INTERNAL_PATTERNS_H_
 #define VERBSBENCH_INTERNAL_PATTERNS_H_
 
@@ -12,6 +13,7 @@
 #include "verbsbench/internal/channel.h"
 #include "verbsbench/internal/measurements.h"
 #include "verbsbench/internal/protocol.h"
+#include "verbsbench/internal/recv_repost.h"
 #include "verbsbench/options.h"
 #include "verbsbench/timer.h"
 
@@ -36,12 +38,14 @@ class Patterns : public Measurements {
     for (int i = 0; i < p; ++i) ExpectMessage<Ready>(Peer(i), o_.timeout_s);
     for (uint64_t k = 0; k < count; ++k) {
       for (int i = 0; i < p; ++i) path_.Stage(i, m, k, false);
-      const uint64_t t0 = path_.Now();
+      const Stamp t0 = path_.Now();
       for (int i = 0; i < p; ++i) path_.PostStaged(i);
       path_.AwaitReplies(p, m, k);
-      const uint64_t t1 = path_.Now();
-      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1) / divisor);
-      for (int i = 0; i < p; ++i) path_.Refill(i);
+      const Stamp t1 = path_.Now();
+      if (k >= warmup) {
+        rec.Add(timer_.ElapsedNs(t0, t1) / divisor, Migrated(t0, t1));
+      }
+      for (int i = 0; i < p; ++i) RepostConsumedRecvs(path_, i);
     }
     for (int i = 0; i < p; ++i) path_.Drain(i);
     for (int i = 0; i < p; ++i) ExpectMessage<Done>(Peer(i), o_.timeout_s);
@@ -60,7 +64,8 @@ class Patterns : public Measurements {
         path_.Stage(i, m, k, false);
         path_.PostStaged(i);
       }
-      for (int i = 0; i < p; ++i) path_.Refill(i);
+      // After every reply is out: the peers are timing this round.
+      for (int i = 0; i < p; ++i) RepostConsumedRecvs(path_, i);
     }
     for (int i = 0; i < p; ++i) path_.Drain(i);
     Recorder merged(o_.cycle, o_.raw_limit);
@@ -85,10 +90,10 @@ class Patterns : public Measurements {
       } else {
         for (int i = 0; i < p; ++i) path_.Stage(i, m, k, false);
       }
-      const uint64_t t0 = path_.Now();
+      const Stamp t0 = path_.Now();
       for (int i = 0; i < group; ++i) path_.PostStaged(i);
-      const uint64_t t1 = path_.Now();
-      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1) / p);
+      const Stamp t1 = path_.Now();
+      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1) / p, Migrated(t0, t1));
     }
     for (int i = 0; i < group; ++i) path_.Drain(i);
     if (m.op == Op::kSend) {
@@ -104,11 +109,11 @@ class Patterns : public Measurements {
     Recorder rec(o_.cycle, o_.raw_limit);
     for (uint64_t k = 0; k < iters + warmup; ++k) {
       path_.StageRecvs(p, list);
-      const uint64_t t0 = path_.Now();
+      const Stamp t0 = path_.Now();
       const int err = path_.PostStagedRecvs(p, list);
-      const uint64_t t1 = path_.Now();
+      const Stamp t1 = path_.Now();
       path_.FinishRecvs(p, list, err);
-      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1) / p);
+      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1) / p, Migrated(t0, t1));
     }
     return rec;
   }
@@ -143,11 +148,13 @@ class Patterns : public Measurements {
     Recorder rec(o_.cycle, o_.raw_limit);
     for (uint64_t k = 0; k < iters + warmup; ++k) {
       path_.Stage(0, m, k, true);
-      const uint64_t t0 = path_.Now();
+      const Stamp t0 = path_.Now();
       path_.PostStaged(0);
       path_.AwaitSignaled(0);
-      const uint64_t t1 = path_.Now();
-      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1) / divisor);
+      const Stamp t1 = path_.Now();
+      if (k >= warmup) {
+        rec.Add(timer_.ElapsedNs(t0, t1) / divisor, Migrated(t0, t1));
+      }
     }
     return rec;
   }

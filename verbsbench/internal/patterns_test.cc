@@ -1,12 +1,23 @@
 // The measurement patterns and the peer on a fake data path (a tick counter
 // that the path's operations advance by known amounts), with peers served
 // over loopback channels in threads: no device, exact expected samples.
+// Joined by a fake wire, root and peer clocks are coupled the way a real
+// round couples them: what one side still does when the next message
+// arrives shows in the other side's samples.
 #include "verbsbench/internal/patterns.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -21,10 +32,37 @@ constexpr uint64_t kReplyTicks = 100;  // waiting for the replies
 constexpr uint64_t kReadTicks = 40;    // an RDMA read's completion
 constexpr uint64_t kRecvTicks = 3;     // per receive posted
 constexpr uint64_t kStreamTicks = 5000;
+constexpr uint64_t kWireTicks = 50;  // a message's flight, either way
+
+// Messages in flight between the root's fake path (side 0) and one peer's
+// (side 1): each carries its arrival time in the receiver's clock.
+class Wire {
+ public:
+  void Send(int to, uint64_t arrival) {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_[to].push_back(arrival);
+    cv_.notify_all();
+  }
+  uint64_t Receive(int side) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, std::chrono::seconds(10),
+                      [&] { return !queue_[side].empty(); })) {
+      throw std::runtime_error("wire: no message arrived");
+    }
+    const uint64_t arrival = queue_[side].front();
+    queue_[side].pop_front();
+    return arrival;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<uint64_t> queue_[2];
+};
 
 class FakePath {
  public:
-  uint64_t Now() const { return now_; }
+  Stamp Now() const { return {now_, cpu}; }
   bool Inline(const Message& m) const { return m.inl && m.size <= 64; }
   void Arm(int i, const Message&) { armed.push_back(i); }
   void Stage(int i, const Message&, uint64_t, bool force_signal) {
@@ -35,13 +73,34 @@ class FakePath {
   void PostStaged(int i) {
     now_ += kPostTicks * static_cast<uint64_t>(staged[i]);
     posted += static_cast<uint64_t>(staged[i]);
+    if (wire) wire->Send(1 - side, now_ + kWireTicks);
   }
-  void AwaitReplies(int n, const Message&, uint64_t) {
-    now_ += kReplyTicks;
+  // A send consumes a receive on each endpoint it arrives on; with none
+  // posted the real device would answer receiver-not-ready.
+  void AwaitReplies(int n, const Message& m, uint64_t) {
+    for (int i = 0; i < n; ++i) {
+      if (wire) now_ = std::max(now_, wire->Receive(side));
+      if (m.op == Op::kSend) {
+        if (Posted(i) == 0) throw std::runtime_error("receiver not ready");
+        --Posted(i);
+      }
+    }
+    if (!wire) now_ += kReplyTicks;
     replies += static_cast<uint64_t>(n);
+    if (++awaits == migrate_on_await) ++cpu;
   }
   void AwaitSignaled(int) { now_ += kReadTicks; }
-  void Refill(int) {}
+  // `batch_reposts` models the old refill: nothing until half the queue
+  // is gone, then all of it at once.
+  uint32_t RecvsMissing(int i) {
+    const uint32_t missing = recv_depth - Posted(i);
+    return batch_reposts && missing < recv_depth / 2 ? 0 : missing;
+  }
+  void PostRecvs(int i, uint32_t n) {
+    now_ += kRecvTicks * n;
+    Posted(i) += n;
+    reposts.push_back(n);
+  }
   void Drain(int i) { drained.push_back(i); }
   void SinkRecvs(uint64_t count) { sunk += count; }
   uint64_t Stream(const Message&, uint64_t count, const StreamShape& shape,
@@ -65,19 +124,32 @@ class FakePath {
   uint64_t posted = 0, replies = 0, sunk = 0, streamed = 0, signaled = 0;
   StreamShape last_shape;
   int recv_error = 0;
+  Wire* wire = nullptr;
+  int side = 0;  // on the wire: 0 root, 1 peer
+  uint32_t recv_depth = 256;
+  bool batch_reposts = false;
+  std::vector<uint32_t> reposts;  // receives posted, per PostRecvs call
+  uint32_t cpu = 0;
+  uint64_t awaits = 0, migrate_on_await = 0;  // the nth wait moves the CPU
 
  private:
+  uint32_t& Posted(int i) {
+    return recvs_posted_.try_emplace(i, recv_depth).first->second;
+  }
+
   uint64_t now_ = 1000;
+  std::map<int, uint32_t> recvs_posted_;
 };
 
 // A root with p peers, each served by Peer<FakePath> in its own thread.
 class PatternsTest : public ::testing::Test {
  protected:
-  void StartPeers(int p) {
+  void StartPeers(int p, const std::function<void(FakePath&)>& setup = {}) {
     for (int i = 0; i < p; ++i) {
       auto [root_end, peer_end] = Loopback::Pair("root", "peer");
       peer_paths_.push_back(std::make_unique<FakePath>());
       FakePath* path = peer_paths_.back().get();
+      if (setup) setup(*path);
       Loopback* end = peer_end.get();
       threads_.emplace_back([path, end, this] {
         Peer<FakePath> peer(*path, *end, timer_);
@@ -112,6 +184,103 @@ class PatternsTest : public ::testing::Test {
   std::vector<std::unique_ptr<FakePath>> peer_paths_;
   std::vector<std::thread> threads_;
 };
+
+// Root and one peer on a wire; the peer set up by `setup` too.
+class WiredTest : public PatternsTest {
+ protected:
+  void StartWiredPeer(const std::function<void(FakePath&)>& setup = {}) {
+    root_path_.wire = &wire_;
+    StartPeers(1, [&](FakePath& peer) {
+      peer.wire = &wire_;
+      peer.side = 1;
+      if (setup) setup(peer);
+    });
+  }
+  // Samples above the fastest one.
+  static size_t SlowSamples(const Recorder& r) {
+    const double fastest = r.histogram().min();
+    return static_cast<size_t>(std::count_if(
+        r.raw().begin(), r.raw().end(), [&](double v) { return v > fastest; }));
+  }
+
+  Wire wire_;
+};
+
+// A round is the message's post and flight and the reply's post and flight;
+// the replier's repost of the one receive it consumed comes after its reply
+// and is done long before the next message arrives.
+constexpr double kWiredRound = 2 * (kPostTicks + kWireTicks);
+
+TEST_F(WiredTest, PeerRepostsOneRecvPerRoundOutsideTheRootsRounds) {
+  options_.raw_limit = 1000;
+  StartWiredPeer();
+  const Recorder r =
+      Make().RoundTrip1n(1, Message{Op::kSend, 8, false}, 1000, 0, 1.0);
+  StopPeers();
+  EXPECT_EQ(r.count(), 1000u);
+  EXPECT_DOUBLE_EQ(r.histogram().min(), kWiredRound);
+  EXPECT_DOUBLE_EQ(r.histogram().max(), kWiredRound);
+  EXPECT_EQ(peer_paths_[0]->reposts, std::vector<uint32_t>(1000, 1));
+  EXPECT_EQ(root_path_.reposts, std::vector<uint32_t>(1000, 1));
+}
+
+// The control: the same rounds with the peer refilling half its queue at
+// once (rq_depth 256: 128 receives every 128 rounds). The round after each
+// batch waits for it: 7 slow samples in 1000, the tail the wire model must
+// see.
+TEST_F(WiredTest, BatchRefillOnThePeerShowsInTheRootsTail) {
+  options_.raw_limit = 1000;
+  StartWiredPeer([](FakePath& peer) { peer.batch_reposts = true; });
+  const Recorder r =
+      Make().RoundTrip1n(1, Message{Op::kSend, 8, false}, 1000, 0, 1.0);
+  StopPeers();
+  EXPECT_DOUBLE_EQ(r.histogram().min(), kWiredRound);
+  EXPECT_EQ(SlowSamples(r), 1000u / 128);
+  EXPECT_DOUBLE_EQ(r.histogram().max(),
+                   kWiredRound + 128 * kRecvTicks -
+                       (kWireTicks + kRecvTicks + kPostTicks + kWireTicks));
+}
+
+// n:1: the root replies and the peer times; the root reposts after its
+// reply, so the peer's rounds are all alike.
+TEST_F(WiredTest, RootRepostsOneRecvPerRoundOutsideThePeersRounds) {
+  options_.raw_limit = 1000;
+  StartWiredPeer();
+  const Recorder r =
+      Make().RoundTripN1(1, Message{Op::kSend, 8, false}, 600, 10);
+  StopPeers();
+  EXPECT_EQ(r.count(), 600u);
+  EXPECT_DOUBLE_EQ(r.histogram().min(), kWiredRound);
+  EXPECT_DOUBLE_EQ(r.histogram().max(), kWiredRound);
+  EXPECT_EQ(root_path_.reposts, std::vector<uint32_t>(610, 1));
+}
+
+TEST_F(WiredTest, RdmaWriteRoundsRepostNothing) {
+  StartWiredPeer();
+  const Recorder r =
+      Make().RoundTrip1n(1, Message{Op::kWrite, 8, false}, 300, 0, 1.0);
+  StopPeers();
+  EXPECT_DOUBLE_EQ(r.histogram().max(), kWiredRound);
+  EXPECT_TRUE(peer_paths_[0]->reposts.empty());
+  EXPECT_TRUE(root_path_.reposts.empty());
+}
+
+TEST_F(PatternsTest, SamplesWhoseThreadMovedAreCounted) {
+  // The peer serves 13 + 10 echoes first; it moves in the third n:1 round.
+  StartPeers(1, [](FakePath& peer) { peer.migrate_on_await = 23 + 3; });
+  Patterns<FakePath> patterns = Make();
+  const Message m{Op::kSend, 8, false};
+  root_path_.migrate_on_await = 2;  // a warm-up round: not a sample
+  const Recorder warm = patterns.RoundTrip1n(1, m, 10, 3, 2.0);
+  root_path_.migrate_on_await = root_path_.awaits + 3;
+  const Recorder root_timed = patterns.RoundTrip1n(1, m, 10, 0, 2.0);
+  const Recorder peer_timed = patterns.RoundTripN1(1, m, 10, 0);
+  StopPeers();
+  EXPECT_EQ(warm.migrated(), 0u);
+  EXPECT_EQ(root_timed.migrated(), 1u);
+  EXPECT_EQ(peer_timed.migrated(), 1u);  // measured by the peer, sent back
+  EXPECT_EQ(peer_timed.count(), 10u);
+}
 
 TEST_F(PatternsTest, RoundTrip1nTimesPostsAndRepliesAndSkipsWarmup) {
   StartPeers(2);

@@ -9,6 +9,7 @@
 #include "verbsbench/internal/channel.h"
 #include "verbsbench/internal/measurements.h"
 #include "verbsbench/internal/protocol.h"
+#include "verbsbench/internal/recv_repost.h"
 #include "verbsbench/timer.h"
 
 namespace verbsbench::internal {
@@ -40,7 +41,8 @@ class Peer {
       path_.AwaitReplies(1, m, k);
       path_.Stage(0, m, k, false);
       path_.PostStaged(0);
-      path_.Refill(0);
+      // After the reply is out: the root is timing this round.
+      RepostConsumedRecvs(path_, 0);
     }
     path_.Drain(0);
     SendMessage(root_, Done{});
@@ -52,12 +54,12 @@ class Peer {
     path_.Arm(0, m);
     for (uint64_t k = 0; k < c.count; ++k) {
       path_.Stage(0, m, k, false);
-      const uint64_t t0 = path_.Now();
+      const Stamp t0 = path_.Now();
       path_.PostStaged(0);
       path_.AwaitReplies(1, m, k);
-      const uint64_t t1 = path_.Now();
-      if (k >= c.warmup) rec.Add(timer_.ElapsedNs(t0, t1));
-      path_.Refill(0);
+      const Stamp t1 = path_.Now();
+      if (k >= c.warmup) rec.Add(timer_.ElapsedNs(t0, t1), Migrated(t0, t1));
+      RepostConsumedRecvs(path_, 0);
     }
     path_.Drain(0);
     SendMessage(root_, PeerResult{rec});
