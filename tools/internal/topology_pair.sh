@@ -6,21 +6,27 @@
 # and its peer (TO). ib_send_lat, 64 B, native and under the shim
 # alternating ROUNDS times per peer; judged on the best t_min of each side
 # (rxe in a TCG guest stalls whole runs, which t_typical carries).
-#   tools/internal/topology_pair.sh [--cross 20] [--local 40] [--rounds 3] [--iters 3000]
+# --mode defer runs the shim in the defer latency mode (default spin).
+#   tools/internal/topology_pair.sh [--cross 20] [--local 40] [--rounds 3] [--iters 3000] [--mode spin|defer]
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 source tests/vm/lib.sh
 source shim/vm_lib.sh
-CROSS=20 LOCAL=40 ROUNDS=3 ITERS=3000
+CROSS=20 LOCAL=40 ROUNDS=3 ITERS=3000 MODE=spin
 while [ $# -gt 0 ]; do
   case "$1" in
     --cross) CROSS=$2; shift 2 ;;
     --local) LOCAL=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --iters) ITERS=$2; shift 2 ;;
+    --mode) MODE=$2; shift 2 ;;
     *) echo "topology_pair.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
+case "$MODE" in
+  spin|defer) ;;
+  *) echo "topology_pair.sh: --mode is spin or defer, not '$MODE'" >&2; exit 2 ;;
+esac
 if ! have_rxe || [ "$TOPOLOGY" != pair ]; then
   echo "topology_pair.sh: run it inside soft-roce/vm --topology pair" >&2
   exit 2
@@ -62,7 +68,7 @@ for peer in cross local; do
   nat=() emu=()
   for r in $(seq "$ROUNDS"); do
     n=$(tmin "tp_${peer}_native_$r" -)
-    s=$(tmin "tp_${peer}_shim_$r" "--topology,$file")
+    s=$(tmin "tp_${peer}_shim_$r" "--topology,$file,--latency-mode,$MODE")
     [ -n "$n" ] && nat+=("$n")
     [ -n "$s" ] && emu+=("$s")
     echo "| $peer | $peer | +$target us | $r | ${n:-(failed)} | ${s:-(failed)} |"
