@@ -70,16 +70,42 @@ class PeerClassTest : public ShimTest {
     EXPECT_NE(ah, nullptr);
     return ah;
   }
-  // The shortest of `n` posts' delays (ns): a floor preemption cannot lower.
-  static double ShortestPostNs(FakeDevice& d, ibv_qp* qp, int n) {
-    Chain ch(1, 64);
+  // Class "near" (+40 us) for 10.0.2.0/24, 5 us elsewhere.
+  void ConfigureNearClass() {
+    Configure(
+        FromEnv("class near latency=40us\nroute * 10.0.2.0/24 near\n", "5us"));
+  }
+  // A UD QP under ConfigureNearClass with a 5 us global latency:
+  // `shortest(ah)` to 10.0.2.9 waits the near class, to 10.0.4.9 the global
+  // one. Destroys the QP.
+  template <class Shortest>
+  static void ExpectUdClasses(const Res& r, ibv_qp* ud, Shortest shortest) {
+    ibv_ah* near = AhTo(r, 2);
+    ibv_ah* other = AhTo(r, 4);
+    const double near_ns = shortest(near);
+    const double other_ns = shortest(other);
+    EXPECT_GE(near_ns, 40e3 * 0.99);
+    EXPECT_GE(other_ns, 5e3 * 0.99);
+    EXPECT_LT(other_ns, 40e3);
+    EXPECT_EQ(DestroyAh(near), 0);
+    EXPECT_EQ(DestroyAh(other), 0);
+    EXPECT_EQ(DestroyQp(ud), 0);
+  }
+  // The shortest delay (ns) from `post()` to the device's post, over `n`
+  // posts: a floor preemption cannot lower.
+  template <class PostFn>
+  static double ShortestNs(FakeDevice& d, int n, PostFn post) {
     double best = 1e18;
     for (int i = 0; i < n; ++i) {
       const uint64_t t0 = emulate::ReadTsc();
-      EXPECT_EQ(Post(qp, ch), 0);
+      post();
       best = std::min(best, Cal().TicksToNs(d.last_post_tsc.load() - t0));
     }
     return best;
+  }
+  static double ShortestPostNs(FakeDevice& d, ibv_qp* qp, int n) {
+    Chain ch(1, 64);
+    return ShortestNs(d, n, [&] { EXPECT_EQ(Post(qp, ch), 0); });
   }
   std::string path_;
 };
@@ -127,10 +153,7 @@ TEST_F(PeerClassTest, MatchesTheLocalPortToo) {
 }
 
 TEST_F(PeerClassTest, AUdPostWaitsItsAddressHandlesClass) {
-  Configure(
-      FromEnv("class near latency=40us\n"
-              "route * 10.0.2.0/24 near\n",
-              "5us"));
+  ConfigureNearClass();
   FakeDevice d("fake0");
   Res r = MakeQp(d, false, /*connect=*/false);
   ibv_qp_init_attr init{};
@@ -139,40 +162,20 @@ TEST_F(PeerClassTest, AUdPostWaitsItsAddressHandlesClass) {
   init.qp_type = IBV_QPT_UD;
   ibv_qp* ud = CreateQp(r.pd, &init);
   ASSERT_NE(ud, nullptr);
-  ibv_ah* near = AhTo(r, 2);
-  ibv_ah* other = AhTo(r, 4);
-  ASSERT_NE(near, nullptr);
-  ASSERT_NE(other, nullptr);
   auto shortest = [&](ibv_ah* ah) {
     Chain ch(1, 64, IBV_WR_SEND);
     ch.wrs[0].wr.ud.ah = ah;
     ch.wrs[0].wr.ud.remote_qpn = 5;
-    double best = 1e18;
-    for (int i = 0; i < 10; ++i) {
-      const uint64_t t0 = emulate::ReadTsc();
-      EXPECT_EQ(Post(ud, ch), 0);
-      best = std::min(best, Cal().TicksToNs(d.last_post_tsc.load() - t0));
-    }
-    return best;
+    return ShortestNs(d, 10, [&] { EXPECT_EQ(Post(ud, ch), 0); });
   };
-  const double near_ns = shortest(near);
-  const double other_ns = shortest(other);
-  EXPECT_GE(near_ns, 40e3 * 0.99);
-  EXPECT_GE(other_ns, 5e3 * 0.99);
-  EXPECT_LT(other_ns, 40e3);
-  EXPECT_EQ(DestroyAh(near), 0);
-  EXPECT_EQ(DestroyAh(other), 0);
-  EXPECT_EQ(DestroyQp(ud), 0);
+  ExpectUdClasses(r, ud, shortest);
 }
 
 // An ibv_wr_* batch on a UD QP: its destination is known only at
 // wr_set_ud_addr, after wr_start; the recorded batch waits its first WR's
 // address handle's class at wr_complete, as a UD chain does.
 TEST_F(PeerClassTest, AUdWrBatchWaitsItsAddressHandlesClass) {
-  Configure(
-      FromEnv("class near latency=40us\n"
-              "route * 10.0.2.0/24 near\n",
-              "5us"));
+  ConfigureNearClass();
   FakeDevice d("fake0");
   Res r = MakeQp(d, false, /*connect=*/false);
   ibv_qp_init_attr_ex init{};
@@ -186,29 +189,16 @@ TEST_F(PeerClassTest, AUdWrBatchWaitsItsAddressHandlesClass) {
   ASSERT_NE(ud, nullptr);
   ibv_qp_ex* x = Real().qp_to_qp_ex(ud);
   ASSERT_NE(x, nullptr);
-  ibv_ah* near = AhTo(r, 2);
-  ibv_ah* other = AhTo(r, 4);
   auto shortest = [&](ibv_ah* ah) {
-    double best = 1e18;
-    for (int i = 0; i < 10; ++i) {
-      const uint64_t t0 = emulate::ReadTsc();
+    return ShortestNs(d, 10, [&] {
       ibv_wr_start(x);
       ibv_wr_send(x);
       ibv_wr_set_ud_addr(x, ah, 5, 0x11);
       ibv_wr_set_sge(x, 1, 0x1000, 64);
       EXPECT_EQ(ibv_wr_complete(x), 0);
-      best = std::min(best, Cal().TicksToNs(d.last_post_tsc.load() - t0));
-    }
-    return best;
+    });
   };
-  const double near_ns = shortest(near);
-  const double other_ns = shortest(other);
-  EXPECT_GE(near_ns, 40e3 * 0.99);
-  EXPECT_GE(other_ns, 5e3 * 0.99);
-  EXPECT_LT(other_ns, 40e3);
-  EXPECT_EQ(DestroyAh(near), 0);
-  EXPECT_EQ(DestroyAh(other), 0);
-  EXPECT_EQ(DestroyQp(ud), 0);
+  ExpectUdClasses(r, ud, shortest);
 }
 
 TEST_F(PeerClassTest, ABadClassLatencyNamesItsLine) {
