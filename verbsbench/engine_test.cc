@@ -139,9 +139,9 @@ TEST_F(EngineLoopback, LopTwoPeers) {
   for (const json& c : run["lop"]["curves"])
     points[c["name"]] = c["points"].size();
   for (const char* name :
-       {"rtt2_1n_send_normal", "rtt2_n1_send_normal", "os_send_single",
-        "os_send_list", "or_recv_single", "or_recv_list", "L_1n_send_normal",
-        "Llist_1n_send_normal"}) {
+       {"round_1n_send_normal", "round_n1_send_normal", "rtt_1n_send_normal",
+        "os_send_single", "os_send_list", "or_recv_single", "or_recv_list",
+        "L_1n_send_normal"}) {
     EXPECT_EQ(points[name], 2u) << name;
   }
 }

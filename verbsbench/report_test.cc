@@ -34,9 +34,9 @@ json SyntheticRun(const std::string& mode) {
               {"timer", timer.ToJson()}};
   if (mode == "lop") {
     json curves = json::array();
-    for (const char* name : {"rtt2_1n_send_inline", "os_send_single"}) {
+    for (const char* name : {"round_1n_send_inline", "os_send_single"}) {
       json c = {{"name", name},
-                {"kind", name[0] == 'r' ? "rtt" : "overhead"},
+                {"kind", name[1] == 'o' ? "round" : "overhead"},
                 {"points", json::array()}};
       for (int p = 1; p <= 3; ++p) {
         const Recorder r = Synthetic(1000.0 * p, 500, static_cast<uint64_t>(p));
@@ -109,7 +109,7 @@ TEST(Report, CsvRowsAndColumns) {
   std::getline(in, row);
   EXPECT_EQ(std::count(header.begin(), header.end(), ','),
             std::count(row.begin(), row.end(), ','));
-  EXPECT_EQ(row.rfind("rtt2_1n_send_inline,rtt,", 0), 0u) << row;
+  EXPECT_EQ(row.rfind("round_1n_send_inline,round,", 0), 0u) << row;
 }
 
 TEST(Report, HistogramBlocksEndAtCdfOne) {
@@ -134,7 +134,7 @@ TEST(Report, HistogramBlocksEndAtCdfOne) {
   const std::string s = out.str();
   const size_t last_point = s.find("# os_send_single p=3\n");
   const size_t first_minimums =
-      s.find("# rtt2_1n_send_inline p=1 cycle minimums\n");
+      s.find("# round_1n_send_inline p=1 cycle minimums\n");
   ASSERT_NE(first_minimums, std::string::npos);
   EXPECT_LT(last_point, first_minimums);
 }

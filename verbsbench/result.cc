@@ -73,7 +73,7 @@ json CurveJson(const LopCurve& c, const Options& o) {
 json LopJson(const std::vector<LopCurve>& curves, const Options& o) {
   std::vector<json> measured;
   for (const LopCurve& c : curves) measured.push_back(CurveJson(c, o));
-  std::vector<json> derived = lop::DeriveLatencyCurves(measured);
+  std::vector<json> derived = lop::DeriveCurves(measured);
   json out = {{lop::kCurves, json::array()}};
   for (json& c : measured) out[lop::kCurves].push_back(std::move(c));
   for (json& c : derived) out[lop::kCurves].push_back(std::move(c));

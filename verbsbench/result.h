@@ -43,7 +43,7 @@ struct LopPoint {
 };
 
 // One measured lop curve (the derived latency curves are computed by
-// ToJson from these, with lop::DeriveLatencyCurves).
+// ToJson from these, with lop::DeriveCurves).
 struct LopCurve {
   std::string name;
   lop::Kind kind = lop::Kind::kRtt;

@@ -167,20 +167,20 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
   local tag=lop3 missing="" name points kind p3
   vb_run "$tag" 3 lop -P 3 --yield -n 100 -w 10 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
     flunk_run "$tag" "run failed" "$VM_LOGDIR/$tag.peer1" "$VM_LOGDIR/$tag.peer2"
-  for name in rtt2_1n_send_inline rtt2_n1_send_inline rtt2_1n_write_normal rtt2_n1_write_normal \
-    os_send_single os_send_list os_write_single_inline or_recv_single or_recv_list \
-    L_1n_send_inline Llist_1n_write_normal; do
+  for name in round_1n_send_inline round_n1_send_inline round_1n_write_normal round_n1_write_normal \
+    rtt_1n_send_inline rtt_n1_write_normal os_send_single os_send_list os_write_single_inline \
+    or_recv_single or_recv_list L_1n_send_inline L_n1_write_normal; do
     grep -q "^$name," "$VM_LOGDIR/$tag.csv" || missing="$missing $name"
   done
-  points=$(grep -c '^rtt2_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
+  points=$(grep -c '^round_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
   kind=$(jget "$tag" /lop/curves/0/kind)
   p3=$(jget "$tag" /lop/curves/0/points/2/p)
   [ -z "$missing" ] || flunk "missing curves:$missing" "$VM_LOGDIR/$tag.csv"
-  if [ "$points" != 3 ] || [ "$kind" != rtt ] || [ "$p3" != 3 ]; then
+  if [ "$points" != 3 ] || [ "$kind" != round ] || [ "$p3" != 3 ]; then
     flunk "points $points kind '$kind' p3 '$p3'" "$VM_LOGDIR/$tag.json"
   fi
   check_stats "$tag" /lop/curves/0/points/2/stats || flunk "point stats incomplete" "$VM_LOGDIR/$tag.json"
-  echo "$(grep -c . "$VM_LOGDIR/$tag.csv") curve points; RTT 1:n send p=1..3 medians $(grep '^rtt2_1n_send_inline,' "$VM_LOGDIR/$tag.csv" | cut -d, -f10 | cut -d. -f1 | tr '\n' ' ')ns"
+  echo "$(grep -c . "$VM_LOGDIR/$tag.csv") curve points; t_rtt 1:n send p=1..3 medians $(grep '^rtt_1n_send_inline,' "$VM_LOGDIR/$tag.csv" | cut -d, -f10 | cut -d. -f1 | tr '\n' ' ')ns"
 }
 
 @test "lop -P 2 write over OOB tcp" {
@@ -255,8 +255,8 @@ check_ranks() {
     [ "$(jget "$tag" /params/peers)" != 2 ] || [ "$(jget "$tag" /device/connection)" != tcp ]; then
     flunk "not a 3-rank MPI run with 2 peers" "$VM_LOGDIR/$tag.json"
   fi
-  points=$(grep -c '^rtt2_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
-  [ "$points" = 2 ] || flunk "rtt2_1n_send_inline has $points points, expected 2" "$VM_LOGDIR/$tag.csv"
+  points=$(grep -c '^round_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
+  [ "$points" = 2 ] || flunk "round_1n_send_inline has $points points, expected 2" "$VM_LOGDIR/$tag.csv"
   check_stats "$tag" /lop/curves/0/points/1/stats || flunk "point stats incomplete" "$VM_LOGDIR/$tag.json"
   ! grep -q "peer done" "$VM_LOGDIR/$tag.out" || flunk "peers wrote to the shared stdout" "$VM_LOGDIR/$tag.out"
   check_ranks "$tag" 3 "$SERVER_DEV" "$CLIENT_DEV"

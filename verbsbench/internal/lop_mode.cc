@@ -1,5 +1,6 @@
-// lop: the LoP curves over p — 1:n and n:1 round trips, send overheads
-// (single posts and lists) per op and inline mode, receive overheads.
+// lop: the LoP curves over p — whole 1:n and n:1 rounds (ToJson derives
+// t_rtt per peer from them), send overheads (single posts and lists) per op
+// and inline mode, receive overheads.
 #include <map>
 #include <string>
 
@@ -26,10 +27,10 @@ class Curves {
   std::map<std::string, size_t> index_;
 };
 
-LopCurve Rtt(const char* pattern, const Message& m, bool used) {
+LopCurve Round(const char* pattern, const Message& m, bool used) {
   LopCurve c;
-  c.name = lop::RttCurveName(pattern, Name(m.op), m.inl);
-  c.kind = lop::Kind::kRtt;
+  c.name = lop::RoundCurveName(pattern, Name(m.op), m.inl, false);
+  c.kind = lop::Kind::kRound;
   c.pattern = pattern;
   c.op = Name(m.op);
   c.is_inline = used;
@@ -64,9 +65,9 @@ void MeasureOp(Measurements& meas, const Options& o, int p, const Message& m,
   const bool used = meas.Inline(m);
   const uint64_t iters = IterationsFor(
       o, [&](uint64_t n) { return meas.RoundTrip1n(p, m, n, 0, 1.0); });
-  curves.Get(Rtt(lop::kPattern1n, m, used))
+  curves.Get(Round(lop::kPattern1n, m, used))
       .points.push_back({p, meas.RoundTrip1n(p, m, iters, o.warmup, 1.0)});
-  curves.Get(Rtt(lop::kPatternN1, m, used))
+  curves.Get(Round(lop::kPatternN1, m, used))
       .points.push_back({p, meas.RoundTripN1(p, m, iters, o.warmup)});
   for (bool list : {false, true}) {
     curves.Get(SendOverhead(m, used, list))

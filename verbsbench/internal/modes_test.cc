@@ -158,18 +158,20 @@ TEST(RunLop, CurvesAndDerivedLatencies) {
   const Result result = RunMode(o, meas);
   std::vector<std::string> names;
   for (const LopCurve& c : result.lop) names.push_back(c.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{
-                "rtt2_1n_send_normal", "rtt2_n1_send_normal", "os_send_single",
-                "os_send_list", "or_recv_single", "or_recv_list"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "round_1n_send_normal", "round_n1_send_normal",
+                       "os_send_single", "os_send_list", "or_recv_single",
+                       "or_recv_list"}));
   for (const LopCurve& c : result.lop) EXPECT_EQ(c.points.size(), 2u);
   const json j = result.ToJson();
   const json& curves = j["lop"]["curves"];
-  ASSERT_EQ(curves.size(), 6u + 4u);  // + L and Llist for 1:n and n:1
-  EXPECT_EQ(curves[6]["name"], "L_1n_send_normal");
-  // L(2) = rtt(2)/2 - (o_s(2) + o_s(1)) = 200/2 - (12 + 11)
-  EXPECT_DOUBLE_EQ(curves[6]["points"][1]["min_ns"].get<double>(),
-                   100.0 - 23.0);
+  // + t_rtt and L for 1:n and n:1 (no list-posted round: no L_list)
+  ASSERT_EQ(curves.size(), 6u + 4u);
+  EXPECT_EQ(curves[6]["name"], "rtt_1n_send_normal");
+  EXPECT_DOUBLE_EQ(curves[6]["points"][1]["min_ns"].get<double>(), 100.0);
+  EXPECT_EQ(curves[8]["name"], "L_1n_send_normal");
+  // L(2) = t_rtt(2)/2 - (o_s(2) + o_s(1)) = (200/2)/2 - (12 + 11)
+  EXPECT_DOUBLE_EQ(curves[8]["points"][1]["min_ns"].get<double>(), 50.0 - 23.0);
   EXPECT_EQ(curves[0]["pattern"], "1:n");
   EXPECT_EQ(curves[0]["size"], 8);
   EXPECT_EQ(curves[2]["side"], "send");

@@ -8,7 +8,8 @@ struct KindRow {
   Kind kind;
   const char* name;
 };
-constexpr std::array<KindRow, 3> kKinds = {{
+constexpr std::array<KindRow, 4> kKinds = {{
+    {Kind::kRound, "round"},
     {Kind::kRtt, "rtt"},
     {Kind::kOverhead, "overhead"},
     {Kind::kLatency, "latency"},
@@ -38,10 +39,16 @@ std::optional<Kind> ParseKind(std::string_view name) {
   return std::nullopt;
 }
 
+std::string RoundCurveName(std::string_view pattern, std::string_view op,
+                           bool is_inline, bool list) {
+  return "round_" + PatternTag(pattern) + "_" + std::string(op) + "_" +
+         InlineTag(is_inline) + (list ? "_list" : "");
+}
+
 std::string RttCurveName(std::string_view pattern, std::string_view op,
-                         bool is_inline) {
-  return "rtt2_" + PatternTag(pattern) + "_" + std::string(op) + "_" +
-         InlineTag(is_inline);
+                         bool is_inline, bool list) {
+  return "rtt_" + PatternTag(pattern) + "_" + std::string(op) + "_" +
+         InlineTag(is_inline) + (list ? "_list" : "");
 }
 
 std::string SendOverheadCurveName(std::string_view op, bool list,
@@ -60,6 +67,9 @@ std::string LatencyCurveName(std::string_view pattern, std::string_view op,
          std::string(op) + "_" + InlineTag(is_inline);
 }
 
-bool NameSaysInline(std::string_view name) { return name.ends_with("_inline"); }
+bool NameSaysInline(std::string_view name) {
+  if (name.ends_with("_list")) name.remove_suffix(5);
+  return name.ends_with("_inline");
+}
 
 }  // namespace verbsbench::lop

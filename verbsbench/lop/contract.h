@@ -1,6 +1,6 @@
 // The lop JSON contract, written once: verbsbench writes it, tools/fit's
 // lopfit and verbsbench's report read it.
-//   {"lop":{"curves":[{"name":..,"kind":"rtt"|"overhead"|"latency",
+//   {"lop":{"curves":[{"name":..,"kind":"round"|"rtt"|"overhead"|"latency",
 //                      "pattern":"1:n"|"n:1","op":"send","inline":true,
 //                      "side":"send"|"recv","list":false,"size":8,
 //                      "points":[{"p":1,"min_ns":..,"median_ns":..,
@@ -49,7 +49,11 @@ inline constexpr char kRawNs[] = "raw_ns";
 inline constexpr std::array<const char*, 3> kDerivedStats = {
     key::kMinNs, key::kMedianNs, key::kMeanNs};
 
-enum class Kind { kRtt, kOverhead, kLatency };
+// round: one whole 1:n or n:1 round, measured. rtt: LoP's t_rtt(p), the
+// round per peer (round/p, derived), as the paper fits it: its send/recv
+// minimum falls from 22.8 us at p = 1 to 9.35 us at p = 64 (§4.7).
+// overhead: o_s / o_r per WR, measured. latency: L(p), L_list(p), derived.
+enum class Kind { kRound, kRtt, kOverhead, kLatency };
 const char* KindName(Kind kind);
 std::optional<Kind> ParseKind(std::string_view name);
 
@@ -59,17 +63,22 @@ inline constexpr char kPattern1n[] = "1:n", kPatternN1[] = "n:1";
 inline constexpr char kSideSend[] = "send", kSideRecv[] = "recv";
 inline constexpr char kOpRecv[] = "recv", kSendOverheadPrefix[] = "os";
 
-// Curve names: rtt2_<1n|n1>_<op>_<inline|normal>,
-// os_<op>_<single|list>[_inline], or_recv_<single|list>,
-// L_<1n|n1>_<op>_<inline|normal> and Llist_... for derived latencies.
+// Curve names: round_<1n|n1>_<op>_<inline|normal>[_list] (list: the p
+// messages of a round posted as one list, on one UD QP with p address
+// handles), rtt_... the same per peer, os_<op>_<single|list>[_inline],
+// or_recv_<single|list>, L_<1n|n1>_<op>_<inline|normal> and Llist_... for
+// derived latencies.
+std::string RoundCurveName(std::string_view pattern, std::string_view op,
+                           bool is_inline, bool list);
 std::string RttCurveName(std::string_view pattern, std::string_view op,
-                         bool is_inline);
+                         bool is_inline, bool list);
 std::string SendOverheadCurveName(std::string_view op, bool list,
                                   bool is_inline);
 std::string RecvOverheadCurveName(bool list);
 std::string LatencyCurveName(std::string_view pattern, std::string_view op,
                              bool is_inline, bool list);
-// True for a name RttCurveName or SendOverheadCurveName made with inline.
+// True for a name RoundCurveName, RttCurveName or SendOverheadCurveName made
+// with inline.
 bool NameSaysInline(std::string_view name);
 
 }  // namespace verbsbench::lop

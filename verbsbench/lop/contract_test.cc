@@ -8,8 +8,12 @@ namespace verbsbench::lop {
 namespace {
 
 TEST(Contract, CurveNames) {
-  EXPECT_EQ(RttCurveName("1:n", "send", true), "rtt2_1n_send_inline");
-  EXPECT_EQ(RttCurveName("n:1", "write", false), "rtt2_n1_write_normal");
+  EXPECT_EQ(RoundCurveName("1:n", "send", true, false), "round_1n_send_inline");
+  EXPECT_EQ(RoundCurveName("1:n", "send", false, true),
+            "round_1n_send_normal_list");
+  EXPECT_EQ(RttCurveName("1:n", "send", true, false), "rtt_1n_send_inline");
+  EXPECT_EQ(RttCurveName("n:1", "write", false, false), "rtt_n1_write_normal");
+  EXPECT_EQ(RttCurveName("1:n", "send", true, true), "rtt_1n_send_inline_list");
   EXPECT_EQ(SendOverheadCurveName("send", false, true),
             "os_send_single_inline");
   EXPECT_EQ(SendOverheadCurveName("write", true, false), "os_write_list");
@@ -19,14 +23,17 @@ TEST(Contract, CurveNames) {
   EXPECT_EQ(LatencyCurveName("n:1", "write", true, true),
             "Llist_n1_write_inline");
   EXPECT_TRUE(NameSaysInline(SendOverheadCurveName("send", true, true)));
-  EXPECT_FALSE(NameSaysInline(RttCurveName("1:n", "send", false)));
+  EXPECT_FALSE(NameSaysInline(RttCurveName("1:n", "send", false, false)));
+  EXPECT_TRUE(NameSaysInline(RoundCurveName("1:n", "send", true, true)));
+  EXPECT_FALSE(NameSaysInline(RoundCurveName("1:n", "send", false, true)));
 }
 
 TEST(Contract, KindsRoundTrip) {
-  for (Kind k : {Kind::kRtt, Kind::kOverhead, Kind::kLatency}) {
+  for (Kind k : {Kind::kRound, Kind::kRtt, Kind::kOverhead, Kind::kLatency}) {
     ASSERT_TRUE(ParseKind(KindName(k)).has_value()) << KindName(k);
     EXPECT_EQ(*ParseKind(KindName(k)), k);
   }
+  EXPECT_STREQ(KindName(Kind::kRound), "round");
   EXPECT_STREQ(KindName(Kind::kRtt), "rtt");
   EXPECT_STREQ(KindName(Kind::kOverhead), "overhead");
   EXPECT_STREQ(KindName(Kind::kLatency), "latency");
@@ -35,6 +42,7 @@ TEST(Contract, KindsRoundTrip) {
 }
 
 TEST(Formulas, LatencyAndPrediction) {
+  EXPECT_DOUBLE_EQ(PerPeer(800, 4), 200);
   EXPECT_DOUBLE_EQ(Rtt2(200), 100);
   EXPECT_DOUBLE_EQ(PostMultiplier(false, 4), 1);
   EXPECT_DOUBLE_EQ(PostMultiplier(true, 4), 4);

@@ -1,5 +1,6 @@
 #include "verbsbench/lop/derive.h"
 
+#include <array>
 #include <map>
 #include <string>
 
@@ -11,6 +12,10 @@ namespace {
 
 using nlohmann::json;
 
+// The statistics t_rtt scales: every one is exact under a factor.
+constexpr std::array<const char*, 4> kScaledStats = {
+    key::kMinNs, key::kMedianNs, key::kMeanNs, key::kP99Ns};
+
 const json* PointAt(const json& curve, int p) {
   for (const json& pt : curve[key::kPoints]) {
     if (pt[key::kP] == p) return &pt;
@@ -18,85 +23,105 @@ const json* PointAt(const json& curve, int p) {
   return nullptr;
 }
 
-// An empty derived curve (L or L_list) for the rtt curve `rtt`.
-json LatencyCurve(const json& rtt, bool is_inline, bool list) {
-  const std::string op = rtt[key::kOp];
-  return {{key::kName, LatencyCurveName(rtt[key::kPattern].get<std::string>(),
-                                        op, is_inline, list)},
-          {key::kKind, KindName(Kind::kLatency)},
-          {key::kPattern, rtt[key::kPattern]},
-          {key::kOp, op},
-          {key::kInline, rtt[key::kInline]},
-          {key::kList, list},
-          {key::kPoints, json::array()}};
+// A derived curve of `kind` named `name` with the identity of `from`.
+json DerivedCurve(const json& from, Kind kind, const std::string& name) {
+  json c = {{key::kName, name},
+            {key::kKind, KindName(kind)},
+            {key::kPattern, from[key::kPattern]},
+            {key::kOp, from[key::kOp]},
+            {key::kInline, from[key::kInline]},
+            {key::kList, from.value(key::kList, false)},
+            {key::kPoints, json::array()}};
+  if (from.contains(key::kSize)) c[key::kSize] = from[key::kSize];
+  return c;
 }
 
-struct Overheads {
-  const json* single;
-  const json* list;
-  const json* os1;  // single, p = 1
-};
+// t_rtt(p) = round(p)/p.
+json PerPeerCurve(const json& round) {
+  const bool list = round.value(key::kList, false);
+  json rtt = DerivedCurve(
+      round, Kind::kRtt,
+      RttCurveName(round[key::kPattern].get<std::string>(),
+                   round[key::kOp].get<std::string>(),
+                   NameSaysInline(round[key::kName].get<std::string>()), list));
+  for (const json& pt : round[key::kPoints]) {
+    const int p = pt[key::kP];
+    json out = {{key::kP, p}, {key::kSamples, pt[key::kSamples]}};
+    for (const char* stat : kScaledStats) {
+      if (pt.contains(stat)) out[stat] = PerPeer(pt[stat].get<double>(), p);
+    }
+    rtt[key::kPoints].push_back(std::move(out));
+  }
+  return rtt;
+}
 
-// Appends to l and ll the derived points of every rtt point that has both
-// overheads.
-void DerivePoints(const json& rtt, const Overheads& os, json& l, json& ll) {
+// L(p) (single posts) or L_list(p) (a list) of the rtt curve `rtt`, with
+// the send overheads `os` of the same kind of post and o_s(1) of single
+// posts.
+json LatencyCurve(const json& rtt, const json& os, const json& os1) {
+  const bool list = rtt.value(key::kList, false);
+  const bool is_inline = NameSaysInline(rtt[key::kName].get<std::string>());
+  json l = DerivedCurve(
+      rtt, Kind::kLatency,
+      LatencyCurveName(rtt[key::kPattern].get<std::string>(),
+                       rtt[key::kOp].get<std::string>(), is_inline, list));
   for (const json& pt : rtt[key::kPoints]) {
     const int p = pt[key::kP];
-    const json* s = PointAt(*os.single, p);
-    const json* li = PointAt(*os.list, p);
-    if (!s || !li) continue;
-    json a = {{key::kP, p}, {key::kSamples, pt[key::kSamples]}}, b = a;
+    const json* o = PointAt(os, p);
+    if (!o) continue;
+    json out = {{key::kP, p}, {key::kSamples, pt[key::kSamples]}};
     for (const char* stat : kDerivedStats) {
-      const double rtt2 = Rtt2(pt[stat].get<double>());
-      const double o1 = (*os.os1)[stat];
-      a[stat] =
-          Latency(rtt2, (*s)[stat].get<double>(), o1, PostMultiplier(false, p));
-      b[stat] =
-          Latency(rtt2, (*li)[stat].get<double>(), o1, PostMultiplier(true, p));
+      out[stat] =
+          Latency(Rtt2(pt[stat].get<double>()), (*o)[stat].get<double>(),
+                  os1[stat].get<double>(), PostMultiplier(list, p));
     }
-    l[key::kPoints].push_back(a);
-    ll[key::kPoints].push_back(b);
+    l[key::kPoints].push_back(std::move(out));
   }
+  return l;
 }
 
 }  // namespace
 
-std::vector<json> DeriveLatencyCurves(const std::vector<json>& curves) {
+std::vector<json> DeriveCurves(const std::vector<json>& curves) {
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < curves.size(); ++i)
     index[curves[i].value(key::kName, "")] = i;
-  std::vector<json> derived;
+  std::vector<json> rtts, latencies;
   for (const json& c : curves) {
-    if (c[key::kKind] != KindName(Kind::kRtt)) continue;
-    const std::string op = c[key::kOp];
-    const bool is_inline = NameSaysInline(c[key::kName].get<std::string>());
-    const auto single = index.find(SendOverheadCurveName(op, false, is_inline));
-    const auto list = index.find(SendOverheadCurveName(op, true, is_inline));
-    if (single == index.end() || list == index.end()) continue;
-    Overheads os{&curves[single->second], &curves[list->second], nullptr};
-    os.os1 = PointAt(*os.single, 1);
-    if (!os.os1) continue;
-    json l = LatencyCurve(c, is_inline, false);
-    json ll = LatencyCurve(c, is_inline, true);
-    DerivePoints(c, os, l, ll);
-    derived.push_back(l);
-    derived.push_back(ll);
+    if (c[key::kKind] == KindName(Kind::kRound))
+      rtts.push_back(PerPeerCurve(c));
   }
-  return derived;
+  for (const json& rtt : rtts) {
+    const std::string op = rtt[key::kOp];
+    const bool is_inline = NameSaysInline(rtt[key::kName].get<std::string>());
+    const bool list = rtt.value(key::kList, false);
+    const auto single = index.find(SendOverheadCurveName(op, false, is_inline));
+    const auto os = index.find(SendOverheadCurveName(op, list, is_inline));
+    if (single == index.end() || os == index.end()) continue;
+    const json* os1 = PointAt(curves[single->second], 1);
+    if (!os1) continue;
+    latencies.push_back(LatencyCurve(rtt, curves[os->second], *os1));
+  }
+  for (json& l : latencies) rtts.push_back(std::move(l));
+  return rtts;
 }
 
 json Definitions() {
   return {
+      {KindName(Kind::kRound),
+       "one whole 1:n or n:1 round, ns: p messages out and p replies back "
+       "(n:1: measured by the peers); list: the p messages posted as one "
+       "list on one UD QP with p address handles"},
       {KindName(Kind::kRtt),
-       "full round trip of one 1:n or n:1 round, ns (n:1: measured by the "
-       "peers)"},
+       "t_rtt(p) = round(p)/p, the round trip per peer that LoP §4.7 "
+       "measures and fits"},
       {KindName(Kind::kOverhead),
        "time of ibv_post_send/ibv_post_recv per WR: p WRs posted one call per "
        "peer QP (single) or as one list on one QP (list), divided by p"},
       {KindName(Kind::kLatency),
-       "L(p) = RTT2(p) - (o_s(p) + o_s(1)); L_list(p) = RTT2(p) - "
-       "(p*o_s_list(p) + o_s(1)) (LoP §4.4), per statistic, with RTT2(p) = "
-       "rtt(p)/2 as in LoP §4.7"}};
+       "L(p) = t_rtt(p)/2 - (o_s(p) + o_s(1)) from single posts; L_list(p) = "
+       "t_rtt_list(p)/2 - (p*o_s_list(p) + o_s(1)) from the list-posted "
+       "round (LoP §4.4), per statistic"}};
 }
 
 }  // namespace verbsbench::lop

@@ -1,5 +1,5 @@
-// LoP §4.4 derived curves from measured lop curves, and the definitions
-// block of the lop section.
+// LoP §4.4/§4.7 derived curves from measured lop curves, and the
+// definitions block of the lop section.
 #ifndef VERBSBENCH_LOP_DERIVE_H_
 #define VERBSBENCH_LOP_DERIVE_H_
 
@@ -8,11 +8,13 @@
 
 namespace verbsbench::lop {
 
-// From curves of kind "rtt" and the matching send overheads
-// (SendOverheadCurveName, single and list): L(p) and L_list(p) (formulas.h)
-// for min, median and mean. Returns curves of kind "latency" named by
-// LatencyCurveName; points without matching overheads are skipped.
-std::vector<nlohmann::json> DeriveLatencyCurves(
+// From the measured curves: per curve of kind "round" one of kind "rtt",
+// t_rtt(p) = round(p)/p for min, median, mean and p99 (exact: a quantile of
+// samples scaled by 1/p is the quantile scaled); then per rtt curve with
+// the matching send overheads (SendOverheadCurveName) L(p) from a
+// single-post rtt curve and L_list(p) from a list-posted one (formulas.h),
+// for min, median and mean. Points without matching overheads are skipped.
+std::vector<nlohmann::json> DeriveCurves(
     const std::vector<nlohmann::json>& curves);
 
 // What each curve kind measures (the "definitions" object).

@@ -24,51 +24,89 @@ json Curve(const std::string& name, const std::string& kind,
   return c;
 }
 
-TEST(DeriveLatencyCurves, AppliesLopFormulas) {
+const json kSendInline = {{"pattern", "1:n"}, {"op", "send"}, {"inline", true}};
+
+TEST(DeriveCurves, RttIsTheRoundPerPeer) {
   const std::vector<json> curves = {
-      Curve("rtt2_1n_send_inline", "rtt", {100, 200, 300},
-            {{"pattern", "1:n"}, {"op", "send"}, {"inline", true}}),
+      Curve("round_1n_send_inline", "round", {100, 200, 300}, kSendInline)};
+  const auto derived = DeriveCurves(curves);
+  ASSERT_EQ(derived.size(), 1u);  // no overheads: no latency curves
+  const json& rtt = derived[0];
+  EXPECT_EQ(rtt["name"], "rtt_1n_send_inline");
+  EXPECT_EQ(rtt["kind"], "rtt");
+  EXPECT_EQ(rtt["list"], false);
+  ASSERT_EQ(rtt["points"].size(), 3u);
+  EXPECT_DOUBLE_EQ(rtt["points"][0]["median_ns"], 100);
+  EXPECT_DOUBLE_EQ(rtt["points"][1]["median_ns"], 100);
+  EXPECT_DOUBLE_EQ(rtt["points"][2]["median_ns"], 100);
+  EXPECT_DOUBLE_EQ(rtt["points"][1]["min_ns"], 199.0 / 2);
+  EXPECT_DOUBLE_EQ(rtt["points"][2]["mean_ns"], 301.0 / 3);
+  EXPECT_EQ(rtt["points"][2]["samples"], 10);
+}
+
+TEST(DeriveCurves, AppliesLopFormulasToTheRttPerPeer) {
+  json list = kSendInline;
+  list["list"] = true;
+  const std::vector<json> curves = {
+      Curve("round_1n_send_inline", "round", {100, 200, 300}, kSendInline),
+      Curve("round_1n_send_inline_list", "round", {80, 120, 150}, list),
       Curve("os_send_single_inline", "overhead", {10, 12, 14}),
       Curve("os_send_list_inline", "overhead", {9, 8, 7}),
-      // Another op without overhead curves: no derived curves for it.
-      Curve("rtt2_1n_write_normal", "rtt", {50},
+      // Another op without overhead curves: its rtt, no latency.
+      Curve("round_1n_write_normal", "round", {50},
             {{"pattern", "1:n"}, {"op", "write"}, {"inline", false}}),
   };
-  const auto derived = DeriveLatencyCurves(curves);
-  ASSERT_EQ(derived.size(), 2u);
-  const json& l = derived[0];
-  const json& ll = derived[1];
+  const auto derived = DeriveCurves(curves);
+  ASSERT_EQ(derived.size(), 5u);
+  EXPECT_EQ(derived[1]["name"], "rtt_1n_send_inline_list");
+  EXPECT_EQ(derived[2]["name"], "rtt_1n_write_normal");
+  const json& l = derived[3];
+  const json& ll = derived[4];
   EXPECT_EQ(l["name"], "L_1n_send_inline");
   EXPECT_EQ(l["kind"], "latency");
   EXPECT_EQ(ll["name"], "Llist_1n_send_inline");
   EXPECT_EQ(ll["list"], true);
   ASSERT_EQ(l["points"].size(), 3u);
-  // L(p) = RTT(p)/2 - (o_s(p) + o_s(1))
+  // L(p) = t_rtt(p)/2 - (o_s(p) + o_s(1)), t_rtt = round/p = 100
   EXPECT_DOUBLE_EQ(l["points"][0]["median_ns"], 50 - (10 + 10));
-  EXPECT_DOUBLE_EQ(l["points"][1]["median_ns"], 100 - (12 + 10));
-  EXPECT_DOUBLE_EQ(l["points"][2]["median_ns"], 150 - (14 + 10));
-  // L_list(p) = RTT(p)/2 - (p * o_s_list(p) + o_s(1))
-  EXPECT_DOUBLE_EQ(ll["points"][0]["median_ns"], 50 - (1 * 9 + 10));
-  EXPECT_DOUBLE_EQ(ll["points"][1]["median_ns"], 100 - (2 * 8 + 10));
-  EXPECT_DOUBLE_EQ(ll["points"][2]["median_ns"], 150 - (3 * 7 + 10));
+  EXPECT_DOUBLE_EQ(l["points"][1]["median_ns"], 50 - (12 + 10));
+  EXPECT_DOUBLE_EQ(l["points"][2]["median_ns"], 50 - (14 + 10));
+  // L_list(p) = t_rtt_list(p)/2 - (p * o_s_list(p) + o_s(1)), from the
+  // list-posted round: t_rtt_list = 80, 60, 50
+  EXPECT_DOUBLE_EQ(ll["points"][0]["median_ns"], 40 - (1 * 9 + 10));
+  EXPECT_DOUBLE_EQ(ll["points"][1]["median_ns"], 30 - (2 * 8 + 10));
+  EXPECT_DOUBLE_EQ(ll["points"][2]["median_ns"], 25 - (3 * 7 + 10));
   // Per statistic: min uses the minima throughout.
-  EXPECT_DOUBLE_EQ(l["points"][1]["min_ns"], 199.0 / 2 - (11 + 9));
-  EXPECT_DOUBLE_EQ(l["points"][1]["mean_ns"], 201.0 / 2 - (13 + 11));
+  EXPECT_DOUBLE_EQ(l["points"][1]["min_ns"], 199.0 / 2 / 2 - (11 + 9));
+  EXPECT_DOUBLE_EQ(l["points"][1]["mean_ns"], 201.0 / 2 / 2 - (13 + 11));
 }
 
-TEST(DeriveLatencyCurves, NeedsOverheadAtPOne) {
+TEST(DeriveCurves, NoListRoundNoLatencyList) {
   const std::vector<json> curves = {
-      Curve("rtt2_n1_send_normal", "rtt", {100},
+      Curve("round_1n_send_inline", "round", {100}, kSendInline),
+      Curve("os_send_single_inline", "overhead", {10}),
+      Curve("os_send_list_inline", "overhead", {9}),
+  };
+  const auto derived = DeriveCurves(curves);
+  ASSERT_EQ(derived.size(), 2u);
+  EXPECT_EQ(derived[1]["name"], "L_1n_send_inline");
+}
+
+TEST(DeriveCurves, NeedsOverheadAtPOne) {
+  const std::vector<json> curves = {
+      Curve("round_n1_send_normal", "round", {100},
             {{"pattern", "n:1"}, {"op", "send"}, {"inline", false}}),
       Curve("os_send_list", "overhead", {9}),
   };
-  EXPECT_TRUE(DeriveLatencyCurves(curves).empty());
+  const auto derived = DeriveCurves(curves);
+  ASSERT_EQ(derived.size(), 1u);
+  EXPECT_EQ(derived[0]["kind"], "rtt");
 }
 
 TEST(Definitions, OneEntryPerKind) {
   const json d = Definitions();
-  EXPECT_EQ(d.size(), 3u);
-  for (const char* kind : {"rtt", "overhead", "latency"}) {
+  EXPECT_EQ(d.size(), 4u);
+  for (const char* kind : {"round", "rtt", "overhead", "latency"}) {
     EXPECT_TRUE(d.contains(kind)) << kind;
   }
 }

@@ -5,7 +5,11 @@
 
 namespace verbsbench::lop {
 
-// RTT2(p) is half the measured round: LoP §4.7 derives L from t_rtt/2.
+// t_rtt(p) is the round per peer: a 1:n round of p messages (and their p
+// replies) divided by p, the quantity LoP §4.7 measures and fits.
+inline double PerPeer(double round, double p) { return round / p; }
+
+// RTT2(p) is half of t_rtt(p): LoP §4.7 derives L from t_rtt/2.
 inline double Rtt2(double rtt) { return rtt / 2; }
 
 // How many send overheads a round of p posts costs beyond o_s(1): one
