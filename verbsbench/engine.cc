@@ -37,6 +37,9 @@ internal::FabricConfig FabricConfigFor(const Options& o) {
   cfg.max_inline = o.max_inline;
   cfg.timeout_s = o.timeout_s;
   cfg.wait = o.wait;
+  // lop's list-posted round runs on UD, for send only.
+  cfg.ud = o.mode == Mode::kLop &&
+           std::find(o.ops.begin(), o.ops.end(), Op::kSend) != o.ops.end();
   return cfg;
 }
 

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -172,6 +173,7 @@ void Fabric::AcceptOne(Channel& control, int index, int peers,
                 {"rq_depth", config_.rq_depth},
                 {"max_inline", config_.max_inline},
                 {"wait", Name(config_.wait)},
+                {"ud", config_.ud},
                 {"fallback", config_.cm == Cm::kAuto}});
   control.Expect("hello_ack", config_.timeout_s);
   const bool oob = cm_method_ != "rdmacm" || PeerFellBack(control);
@@ -193,6 +195,7 @@ void Fabric::AcceptOne(Channel& control, int index, int peers,
     ExchangeOob(ep, control, /*root=*/true);
   }
   ExchangeBuffers(*endpoints_.back(), control);
+  ConnectUd(control, /*root=*/true, peers);
 }
 
 void Fabric::ConnectToRoot(Channel& control, const std::string& host) {
@@ -202,6 +205,7 @@ void Fabric::ConnectToRoot(Channel& control, const std::string& host) {
   config_.sq_depth = hello.at("sq_depth").get<uint32_t>();
   config_.rq_depth = hello.at("rq_depth").get<uint32_t>();
   config_.max_inline = hello.at("max_inline").get<uint32_t>();
+  config_.ud = hello.value("ud", false);
   if (config_.wait == Wait::kSpin) {
     config_.wait =
         Parse<Wait>(hello.at("wait").get<std::string>()).value_or(Wait::kSpin);
@@ -236,6 +240,36 @@ void Fabric::ConnectToRoot(Channel& control, const std::string& host) {
     ExchangeOob(ep, control, /*root=*/false);
   }
   ExchangeBuffers(*endpoints_.back(), control);
+  ConnectUd(control, /*root=*/false, 1);
+}
+
+void Fabric::ConnectUd(Channel& control, bool root, int peers) {
+  if (!config_.ud) return;
+  if (!ud_) {
+    UdConfig c;
+    c.context = context_;
+    c.pd = pd_.get();
+    c.port = static_cast<uint8_t>(config_.ib_port);
+    c.port_attr = port_attr_;
+    c.gid_index = static_cast<uint8_t>(gid_index_);
+    c.gid = gid_;
+    c.global = Global();
+    c.sq_depth = config_.sq_depth;
+    // The root's receives: a round's p replies, with room to repost.
+    c.rq_depth = std::max<uint32_t>(config_.rq_depth, 2 * peers);
+    c.max_inline = config_.max_inline;
+    c.max_size = config_.max_size;
+    ud_ = std::make_unique<UdQp>(c);
+  }
+  nlohmann::json remote;
+  if (root) {
+    control.Send(ud_->LocalAddress());
+    remote = control.Expect("ud", config_.timeout_s);
+  } else {
+    remote = control.Expect("ud", config_.timeout_s);
+    control.Send(ud_->LocalAddress());
+  }
+  ud_->AddDestination(remote);
 }
 
 void Fabric::ConnectCm(const std::string& host, int cm_port) {

@@ -12,20 +12,6 @@
 namespace verbsbench::internal {
 namespace {
 
-std::string GidString(const ibv_gid& gid) {
-  char buf[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, gid.raw, buf, sizeof(buf));
-  return buf;
-}
-
-ibv_gid ParseGid(const std::string& s) {
-  ibv_gid gid{};
-  if (inet_pton(AF_INET6, s.c_str(), gid.raw) != 1) {
-    throw std::runtime_error("bad GID from peer: " + s);
-  }
-  return gid;
-}
-
 const char* MtuName(ibv_mtu mtu) {
   switch (mtu) {
     case IBV_MTU_256:
@@ -250,9 +236,7 @@ void Fabric::ModifyToRts(Endpoint& ep, const nlohmann::json& remote) {
   attr.ah_attr.dlid = remote.at("lid").get<uint16_t>();
   attr.ah_attr.port_num = static_cast<uint8_t>(config_.ib_port);
   const ibv_gid remote_gid = ParseGid(remote.at("gid").get<std::string>());
-  const bool global = port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET ||
-                      config_.gid_index >= 0;
-  if (global) {
+  if (Global()) {
     attr.ah_attr.is_global = 1;
     attr.ah_attr.grh.dgid = remote_gid;
     attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
@@ -278,6 +262,11 @@ void Fabric::ModifyToRts(Endpoint& ep, const nlohmann::json& remote) {
                                   IBV_QP_MAX_QP_RD_ATOMIC)) {
     Fail("ibv_modify_qp RTS", err);
   }
+}
+
+bool Fabric::Global() const {
+  return port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET ||
+         config_.gid_index >= 0;
 }
 
 nlohmann::json Fabric::DeviceJson() const {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "verbsbench/internal/channel.h"
+#include "verbsbench/internal/ud.h"
 #include "verbsbench/internal/verbs.h"
 #include "verbsbench/options.h"
 
@@ -27,6 +28,9 @@ struct FabricConfig {
   uint32_t max_inline = 256;  // requested; the device may grant less
   double timeout_s = 30;
   Wait wait = Wait::kSpin;  // root → peers (Options::wait)
+  // A UD QP besides the RC endpoints (lop with send: the list-posted
+  // round); the root passes it to the peers.
+  bool ud = false;
 };
 
 struct Endpoint {
@@ -70,6 +74,9 @@ class Fabric {
   const std::vector<nlohmann::json>& remote_devices() const {
     return remote_devices_;
   }
+  // The UD QP with an address handle per peer (the root) or to the root (a
+  // peer); null unless config().ud.
+  UdQp* ud() const { return ud_.get(); }
   ibv_cq* send_cq() const { return send_cq_.get(); }
   ibv_cq* recv_cq() const { return recv_cq_.get(); }
   ibv_comp_channel* recv_channel() const { return recv_channel_.get(); }
@@ -106,6 +113,12 @@ class Fabric {
   void ConnectCm(const std::string& host, int cm_port);
   void ExchangeBuffers(Endpoint& ep, Channel& control);
   void ModifyToRts(Endpoint& ep, const nlohmann::json& remote);
+  // Whether address vectors carry a GRH (RoCE, or a GID index given).
+  bool Global() const;
+  // After the RC setup with one side: creates the UD QP on first use and
+  // exchanges UD addresses (QPN, Q_Key, LID, GID, MTU) over the control
+  // channel; adds an address handle to the other side.
+  void ConnectUd(Channel& control, bool root, int peers);
   nlohmann::json LocalQpInfo(const Endpoint& ep);
 
   FabricConfig config_;
@@ -120,6 +133,7 @@ class Fabric {
   CqPtr send_cq_;
   CqPtr recv_cq_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
+  std::unique_ptr<UdQp> ud_;  // destroyed before pd_
   std::vector<nlohmann::json> remote_devices_;
   uint32_t max_inline_ = 0;
   bool wr_api_ = false;

@@ -2,6 +2,7 @@
 #ifndef VERBSBENCH_INTERNAL_VERBS_H_
 #define VERBSBENCH_INTERNAL_VERBS_H_
 
+#include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ using PdPtr = std::unique_ptr<ibv_pd, Deleter<ibv_dealloc_pd>>;
 using MrPtr = std::unique_ptr<ibv_mr, Deleter<ibv_dereg_mr>>;
 using CqPtr = std::unique_ptr<ibv_cq, Deleter<ibv_destroy_cq>>;
 using QpPtr = std::unique_ptr<ibv_qp, Deleter<ibv_destroy_qp>>;
+using AhPtr = std::unique_ptr<ibv_ah, Deleter<ibv_destroy_ah>>;
 using CompChannelPtr =
     std::unique_ptr<ibv_comp_channel, Deleter<ibv_destroy_comp_channel>>;
 using CmChannelPtr =
@@ -62,6 +64,24 @@ inline BufferPtr AllocBuffer(size_t bytes) {
   }
   return BufferPtr(static_cast<uint8_t*>(p));
 }
+
+// A GID as the control channel carries it (IPv6 notation).
+inline std::string GidString(const ibv_gid& gid) {
+  char buf[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, gid.raw, buf, sizeof(buf));
+  return buf;
+}
+
+inline ibv_gid ParseGid(const std::string& s) {
+  ibv_gid gid{};
+  if (inet_pton(AF_INET6, s.c_str(), gid.raw) != 1) {
+    throw std::runtime_error("bad GID from peer: " + s);
+  }
+  return gid;
+}
+
+// Bytes of an MTU (IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5).
+inline size_t MtuBytes(int mtu) { return size_t{128} << mtu; }
 
 // Owns a file descriptor.
 class Fd {
