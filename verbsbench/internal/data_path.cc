@@ -1,15 +1,12 @@
 #include "verbsbench/internal/data_path.h"
 
-#include <poll.h>
-#include <sched.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "emulate/tsc.h"
+#include "verbsbench/internal/wait.h"
 
 namespace verbsbench::internal {
 namespace {
@@ -18,26 +15,6 @@ namespace {
 // buffers), so a receiver polling memory sees exactly the message it waits
 // for.
 inline uint8_t Tag(uint64_t k) { return static_cast<uint8_t>(k % 254 + 1); }
-
-// Busy-wait guard: throws when a wait exceeds the timeout (a dead peer must
-// not hang the run). Reads the clock only every 64K spins.
-class Spinner {
- public:
-  Spinner(uint64_t timeout_ticks, const char* what, bool yield = false)
-      : deadline_(ReadTicks() + timeout_ticks), what_(what), yield_(yield) {}
-  void Spin() {
-    if (yield_) sched_yield();
-    if ((++spins_ & (yield_ ? 0xff : 0xffff)) == 0 && ReadTicks() > deadline_) {
-      throw std::runtime_error(std::string("timed out ") + what_);
-    }
-  }
-
- private:
-  uint64_t deadline_;
-  const char* what_;
-  bool yield_;
-  uint64_t spins_ = 0;
-};
 
 // The wait policy of this process: the root uses its own; a peer its own
 // unless it spins, then the root's. The root never sleeps on events: it
@@ -52,12 +29,13 @@ Wait Policy(const Fabric& fabric, const Options& options) {
 VerbsPath::VerbsPath(Fabric& fabric, const Timer& timer, const Options& options)
     : fabric_(fabric),
       timer_(timer),
-      timeout_s_(options.timeout_s),
       timeout_ticks_(static_cast<uint64_t>(options.timeout_s * timer.hz())),
       recv_qps_(fabric) {
   const Wait wait = Policy(fabric, options);
   yield_ = wait == Wait::kYield || (wait == Wait::kEvent && options.is_peer());
   event_ = wait == Wait::kEvent && options.is_peer();
+  waits_ = {timeout_ticks_, options.timeout_s, yield_, event_};
+  if (fabric.ud()) ud_ = std::make_unique<UdPath>(*fabric.ud(), waits_);
   const size_t slots = std::max<size_t>(
       {fabric.endpoints().size(), static_cast<size_t>(options.peers), 1});
   wrs_.resize(slots);
@@ -172,38 +150,9 @@ int VerbsPath::PollRecv(int max) {
 }
 
 void VerbsPath::WaitRecv(int n) {
-  Spinner spin(timeout_ticks_, "waiting for a message from a peer", yield_);
-  while (n > 0) {
-    int got = PollRecv(n);
-    if (got == 0 && event_) {
-      // Arm, re-poll (a completion may have slipped in), then sleep.
-      if (ibv_req_notify_cq(fabric_.recv_cq(), 0)) {
-        throw std::runtime_error("ibv_req_notify_cq failed");
-      }
-      got = PollRecv(n);
-      if (got == 0) SleepForRecvEvent();
-    } else if (got == 0) {
-      spin.Spin();
-    }
-    n -= got;
-  }
-}
-
-void VerbsPath::SleepForRecvEvent() {
-  ibv_comp_channel* ch = fabric_.recv_channel();
-  pollfd p{ch->fd, POLLIN, 0};
-  const int r = poll(&p, 1, static_cast<int>(timeout_s_ * 1000));
-  if (r == 0)
-    throw std::runtime_error("timed out waiting for a message from the root");
-  if (r < 0 && errno != EINTR)
-    throw std::runtime_error("poll on completion channel failed");
-  if (r > 0) {
-    ibv_cq* cq = nullptr;
-    void* ctx = nullptr;
-    if (ibv_get_cq_event(ch, &cq, &ctx))
-      throw std::runtime_error("ibv_get_cq_event failed");
-    ibv_ack_cq_events(cq, 1);
-  }
+  AwaitCompletions(
+      n, [this](int max) { return PollRecv(max); }, fabric_.recv_cq(),
+      fabric_.recv_channel(), waits_, "waiting for a message");
 }
 
 void VerbsPath::WaitTag(Endpoint& ep, size_t size, uint8_t tag) {

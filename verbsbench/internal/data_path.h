@@ -6,12 +6,16 @@
 #define VERBSBENCH_INTERNAL_DATA_PATH_H_
 
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "verbsbench/internal/fabric.h"
 #include "verbsbench/internal/measurements.h"
 #include "verbsbench/internal/protocol.h"
 #include "verbsbench/internal/recv_qps.h"
+#include "verbsbench/internal/ud_path.h"
+#include "verbsbench/internal/wait.h"
 #include "verbsbench/options.h"
 #include "verbsbench/stats.h"
 #include "verbsbench/timer.h"
@@ -61,7 +65,24 @@ class VerbsPath {
     recv_qps_.Finish(p, list, err);
   }
 
+  // The list-posted round on the fabric's UD QP (ud_path.h); destination i
+  // is peer i at the root, the root at a peer.
+  bool InlineUd(const Message& m) const { return Ud().Inline(m); }
+  void ArmUd(const Message& m) { Ud().Arm(m); }
+  void StageUdList(const Message& m, int n, bool signal) {
+    Ud().StageList(m, n, signal);
+  }
+  void PostUdStaged() { Ud().PostStaged(); }
+  void AwaitUdReplies(int n) { Ud().AwaitReplies(n); }
+  uint32_t UdRecvsMissing() const { return Ud().RecvsMissing(); }
+  void PostUdRecvs(uint32_t n) { Ud().PostRecvs(n); }
+  void DrainUd() { Ud().Drain(); }
+
  private:
+  UdPath& Ud() const {
+    if (!ud_) throw std::logic_error("no UD QP: the fabric was set up without");
+    return *ud_;
+  }
   Endpoint& At(int i) {
     return *fabric_.endpoints().at(static_cast<size_t>(i));
   }
@@ -72,7 +93,6 @@ class VerbsPath {
   void Reserve(Endpoint& ep, uint32_t n, uint32_t limit);
   int PollRecv(int max);
   void WaitRecv(int n);
-  void SleepForRecvEvent();
   void WaitTag(Endpoint& ep, size_t size, uint8_t tag);
   void RefillIfLow(Endpoint& ep);
   // Posts up to one list of the stream; returns the WRs posted.
@@ -83,13 +103,14 @@ class VerbsPath {
 
   Fabric& fabric_;
   const Timer& timer_;
-  double timeout_s_;
   uint64_t timeout_ticks_;
   bool yield_;
   bool event_;
+  WaitSettings waits_;
   std::vector<ibv_send_wr> wrs_;  // staged, one per endpoint or a list
   std::vector<ibv_sge> sges_;
   RecvQps recv_qps_;
+  std::unique_ptr<UdPath> ud_;  // with the fabric's UD QP only
 };
 
 }  // namespace verbsbench::internal

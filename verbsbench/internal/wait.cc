@@ -1,0 +1,33 @@
+#include "verbsbench/internal/wait.h"
+
+#include <poll.h>
+#include <sched.h>
+
+#include <cerrno>
+
+namespace verbsbench::internal {
+
+void Spinner::Spin() {
+  if (yield_) sched_yield();
+  if ((++spins_ & (yield_ ? 0xff : 0xffff)) == 0 && ReadTicks() > deadline_) {
+    throw std::runtime_error(std::string("timed out ") + what_);
+  }
+}
+
+void SleepForCqEvent(ibv_comp_channel* channel, double timeout_s,
+                     const char* what) {
+  pollfd p{channel->fd, POLLIN, 0};
+  const int r = poll(&p, 1, static_cast<int>(timeout_s * 1000));
+  if (r == 0) throw std::runtime_error(std::string("timed out ") + what);
+  if (r < 0 && errno != EINTR)
+    throw std::runtime_error("poll on completion channel failed");
+  if (r > 0) {
+    ibv_cq* cq = nullptr;
+    void* ctx = nullptr;
+    if (ibv_get_cq_event(channel, &cq, &ctx))
+      throw std::runtime_error("ibv_get_cq_event failed");
+    ibv_ack_cq_events(cq, 1);
+  }
+}
+
+}  // namespace verbsbench::internal
