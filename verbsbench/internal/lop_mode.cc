@@ -1,6 +1,7 @@
 // lop: the LoP curves over p — whole 1:n and n:1 rounds (ToJson derives
-// t_rtt per peer from them), send overheads (single posts and lists) per op
-// and inline mode, receive overheads.
+// t_rtt per peer from them), for send also the 1:n round posted as one list
+// (on UD: L_list needs a round trip of its own), send overheads (single
+// posts and lists) per op and inline mode, receive overheads.
 #include <map>
 #include <string>
 
@@ -27,13 +28,15 @@ class Curves {
   std::map<std::string, size_t> index_;
 };
 
-LopCurve Round(const char* pattern, const Message& m, bool used) {
+LopCurve Round(const char* pattern, const Message& m, bool used,
+               bool list = false) {
   LopCurve c;
-  c.name = lop::RoundCurveName(pattern, Name(m.op), m.inl, false);
+  c.name = lop::RoundCurveName(pattern, Name(m.op), m.inl, list);
   c.kind = lop::Kind::kRound;
   c.pattern = pattern;
   c.op = Name(m.op);
   c.is_inline = used;
+  c.list = list;
   c.size = m.size;
   return c;
 }
@@ -67,6 +70,10 @@ void MeasureOp(Measurements& meas, const Options& o, int p, const Message& m,
       o, [&](uint64_t n) { return meas.RoundTrip1n(p, m, n, 0, 1.0); });
   curves.Get(Round(lop::kPattern1n, m, used))
       .points.push_back({p, meas.RoundTrip1n(p, m, iters, o.warmup, 1.0)});
+  if (m.op == Op::kSend) {
+    curves.Get(Round(lop::kPattern1n, m, meas.InlineUd(m), /*list=*/true))
+        .points.push_back({p, meas.RoundTrip1nList(p, m, iters, o.warmup)});
+  }
   curves.Get(Round(lop::kPatternN1, m, used))
       .points.push_back({p, meas.RoundTripN1(p, m, iters, o.warmup)});
   for (bool list : {false, true}) {

@@ -32,6 +32,13 @@ class Measurements {
   // the round divided by `divisor`. RDMA read: one read from peer 0.
   virtual Recorder RoundTrip1n(int p, const Message& m, uint64_t iters,
                                uint64_t warmup, double divisor) = 0;
+  // Whether `m` goes inline on the UD QP of the list-posted round.
+  virtual bool InlineUd(const Message& m) const = 0;
+  // 1:n posted as a list (LoP's L_list): p UD sends, one to each peer's
+  // address handle, chained and posted with one ibv_post_send on one UD QP;
+  // wait for the p UD replies. Samples are whole rounds. Send only.
+  virtual Recorder RoundTrip1nList(int p, const Message& m, uint64_t iters,
+                                   uint64_t warmup) = 0;
   // n:1: each of p peers times its own round trips; merged.
   virtual Recorder RoundTripN1(int p, const Message& m, uint64_t iters,
                                uint64_t warmup) = 0;

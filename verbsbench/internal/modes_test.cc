@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,6 +28,12 @@ class FakeMeasurements : public Measurements {
     log.push_back("1n p=" + std::to_string(p) + " " + Name(m.op) +
                   " n=" + std::to_string(iters));
     return Samples(iters, 100.0 * p / divisor);
+  }
+  bool InlineUd(const Message& m) const override { return m.inl; }
+  Recorder RoundTrip1nList(int p, const Message& m, uint64_t iters,
+                           uint64_t) override {
+    log.push_back("1n list p=" + std::to_string(p) + " " + Name(m.op));
+    return Samples(iters, 80.0 * p);
   }
   Recorder RoundTripN1(int p, const Message&, uint64_t iters,
                        uint64_t) override {
@@ -159,25 +166,69 @@ TEST(RunLop, CurvesAndDerivedLatencies) {
   std::vector<std::string> names;
   for (const LopCurve& c : result.lop) names.push_back(c.name);
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "round_1n_send_normal", "round_n1_send_normal",
-                       "os_send_single", "os_send_list", "or_recv_single",
-                       "or_recv_list"}));
+                       "round_1n_send_normal", "round_1n_send_normal_list",
+                       "round_n1_send_normal", "os_send_single", "os_send_list",
+                       "or_recv_single", "or_recv_list"}));
   for (const LopCurve& c : result.lop) EXPECT_EQ(c.points.size(), 2u);
   const json j = result.ToJson();
   const json& curves = j["lop"]["curves"];
-  // + t_rtt and L for 1:n and n:1 (no list-posted round: no L_list)
-  ASSERT_EQ(curves.size(), 6u + 4u);
-  EXPECT_EQ(curves[6]["name"], "rtt_1n_send_normal");
-  EXPECT_DOUBLE_EQ(curves[6]["points"][1]["min_ns"].get<double>(), 100.0);
-  EXPECT_EQ(curves[8]["name"], "L_1n_send_normal");
+  // + t_rtt and L for 1:n, the list-posted 1:n and n:1
+  ASSERT_EQ(curves.size(), 7u + 6u);
+  EXPECT_EQ(curves[1]["kind"], "round");
+  EXPECT_EQ(curves[1]["list"], true);
+  EXPECT_EQ(curves[1]["pattern"], "1:n");
+  EXPECT_EQ(curves[7]["name"], "rtt_1n_send_normal");
+  EXPECT_DOUBLE_EQ(curves[7]["points"][1]["min_ns"].get<double>(), 100.0);
+  EXPECT_EQ(curves[8]["name"], "rtt_1n_send_normal_list");
+  EXPECT_DOUBLE_EQ(curves[8]["points"][1]["min_ns"].get<double>(), 80.0);
+  EXPECT_EQ(curves[10]["name"], "L_1n_send_normal");
   // L(2) = t_rtt(2)/2 - (o_s(2) + o_s(1)) = (200/2)/2 - (12 + 11)
-  EXPECT_DOUBLE_EQ(curves[8]["points"][1]["min_ns"].get<double>(), 50.0 - 23.0);
-  EXPECT_EQ(curves[0]["pattern"], "1:n");
+  EXPECT_DOUBLE_EQ(curves[10]["points"][1]["min_ns"].get<double>(),
+                   50.0 - 23.0);
+  // L_list(2) = t_rtt_list(2)/2 - (2 o_s_list(2) + o_s(1))
+  //           = (160/2)/2 - (2 * 5 + 11)
+  EXPECT_EQ(curves[11]["name"], "Llist_1n_send_normal");
+  EXPECT_EQ(curves[11]["list"], true);
+  EXPECT_DOUBLE_EQ(curves[11]["points"][1]["min_ns"].get<double>(),
+                   40.0 - 21.0);
   EXPECT_EQ(curves[0]["size"], 8);
-  EXPECT_EQ(curves[2]["side"], "send");
-  EXPECT_EQ(curves[4]["op"], "recv");
-  EXPECT_FALSE(curves[4].contains("size"));
+  EXPECT_EQ(curves[3]["side"], "send");
+  EXPECT_EQ(curves[5]["op"], "recv");
+  EXPECT_FALSE(curves[5].contains("size"));
   EXPECT_TRUE(j["lop"].contains("definitions"));
+}
+
+// The list-posted round runs for send in each inline mode, never for write
+// (UD QPs do not do RDMA write).
+TEST(RunLop, ListRoundForSendInBothInlineModesOnly) {
+  Options o;
+  o.mode = Mode::kLop;
+  o.ops = {Op::kSend, Op::kWrite};
+  o.inline_modes = {true, false};
+  o.peers = 1;
+  o.iters = 10;
+  FakeMeasurements meas;
+  const Result result = RunMode(o, meas);
+  std::vector<std::string> lists;
+  for (const LopCurve& c : result.lop) {
+    if (c.kind == lop::Kind::kRound && c.list) lists.push_back(c.name);
+  }
+  EXPECT_EQ(lists, (std::vector<std::string>{"round_1n_send_inline_list",
+                                             "round_1n_send_normal_list"}));
+  EXPECT_EQ(std::count(meas.log.begin(), meas.log.end(), "1n list p=1 send"),
+            2);
+  EXPECT_TRUE(result.lop.at(1).is_inline);
+  const json curves = result.ToJson()["lop"]["curves"];
+  std::vector<std::string> rounds;  // measured and derived, not o_s lists
+  for (const json& c : curves) {
+    if (c["list"] == true && c["kind"] != "overhead")
+      rounds.push_back(c["name"]);
+  }
+  EXPECT_EQ(rounds,
+            (std::vector<std::string>{
+                "round_1n_send_inline_list", "round_1n_send_normal_list",
+                "rtt_1n_send_inline_list", "rtt_1n_send_normal_list",
+                "Llist_1n_send_inline", "Llist_1n_send_normal"}));
 }
 
 // --mode-resolution reaches every stats object the result writes.

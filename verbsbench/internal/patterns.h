@@ -1,8 +1,9 @@
-// The root's measurement patterns (LoP's 1:n and n:1 rounds, o_s, o_r, the
-// bw stream), generic over the data path so tests run them on a fake path
-// against peers on loopback channels. A Path has the interface of
-// VerbsPath (data_path.h); Now() is its timed point (ticks and CPU). A
-// sample whose two points ran on different CPUs is counted as migrated.
+// The root's measurement patterns (LoP's 1:n and n:1 rounds, the 1:n round
+// posted as one UD list, o_s, o_r, the bw stream), generic over the data
+// path so tests run them on a fake path against peers on loopback channels.
+// A Path has the interface of VerbsPath (data_path.h); Now() is its timed
+// point (ticks and CPU). A sample whose two points ran on different CPUs is
+// counted as migrated.
 #ifndef VERBSBENCH_INTERNAL_PATTERNS_H_
 #define VERBSBENCH_INTERNAL_PATTERNS_H_
 
@@ -48,6 +49,29 @@ class Patterns : public Measurements {
       for (int i = 0; i < p; ++i) RepostConsumedRecvs(path_, i);
     }
     for (int i = 0; i < p; ++i) path_.Drain(i);
+    for (int i = 0; i < p; ++i) ExpectMessage<Done>(Peer(i), o_.timeout_s);
+    return rec;
+  }
+
+  bool InlineUd(const Message& m) const override { return path_.InlineUd(m); }
+
+  Recorder RoundTrip1nList(int p, const Message& m, uint64_t iters,
+                           uint64_t warmup) override {
+    Recorder rec(o_.cycle, o_.raw_limit);
+    const uint64_t count = iters + warmup;
+    path_.ArmUd(m);
+    for (int i = 0; i < p; ++i) SendMessage(Peer(i), EchoUd{m, count});
+    for (int i = 0; i < p; ++i) ExpectMessage<Ready>(Peer(i), o_.timeout_s);
+    for (uint64_t k = 0; k < count; ++k) {
+      path_.StageUdList(m, p, k + 1 == count);
+      const Stamp t0 = path_.Now();
+      path_.PostUdStaged();
+      path_.AwaitUdReplies(p);
+      const Stamp t1 = path_.Now();
+      if (k >= warmup) rec.Add(timer_.ElapsedNs(t0, t1), Migrated(t0, t1));
+      RepostConsumedUdRecvs(path_);
+    }
+    path_.DrainUd();
     for (int i = 0; i < p; ++i) ExpectMessage<Done>(Peer(i), o_.timeout_s);
     return rec;
   }

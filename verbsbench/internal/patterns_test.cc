@@ -118,6 +118,35 @@ class FakePath {
   void FinishRecvs(int, bool, int err) {
     if (err) throw std::runtime_error("ibv_post_recv failed");
   }
+  // The UD QP of the list-posted round: one list per post, its receives
+  // counted apart from the RC endpoints'.
+  bool InlineUd(const Message& m) const { return m.inl && m.size <= 32; }
+  void ArmUd(const Message&) { ++ud_armed; }
+  void StageUdList(const Message&, int n, bool signal) {
+    ud_staged = n;
+    if (signal) ++ud_signaled;
+  }
+  void PostUdStaged() {
+    now_ += kPostTicks * static_cast<uint64_t>(ud_staged);
+    ud_posts.push_back(ud_staged);
+    if (wire) wire->Send(1 - side, now_ + kWireTicks);
+  }
+  void AwaitUdReplies(int n) {
+    for (int i = 0; i < n; ++i) {
+      if (wire) now_ = std::max(now_, wire->Receive(side));
+      if (ud_posted == 0) throw std::runtime_error("UD message dropped");
+      --ud_posted;
+    }
+    if (!wire) now_ += kReplyTicks;
+    ud_awaits.push_back(n);
+  }
+  uint32_t UdRecvsMissing() const { return recv_depth - ud_posted; }
+  void PostUdRecvs(uint32_t n) {
+    now_ += kRecvTicks * n;
+    ud_posted += n;
+    ud_reposts.push_back(n);
+  }
+  void DrainUd() { ++ud_drained; }
 
   std::vector<int> armed, drained;
   std::map<int, int> staged;
@@ -131,6 +160,10 @@ class FakePath {
   std::vector<uint32_t> reposts;  // receives posted, per PostRecvs call
   uint32_t cpu = 0;
   uint64_t awaits = 0, migrate_on_await = 0;  // the nth wait moves the CPU
+  int ud_staged = 0, ud_armed = 0, ud_signaled = 0, ud_drained = 0;
+  uint32_t ud_posted = 256;              // receives posted on the UD QP
+  std::vector<int> ud_posts, ud_awaits;  // WRs per post, replies per wait
+  std::vector<uint32_t> ud_reposts;
 
  private:
   uint32_t& Posted(int i) {
@@ -298,6 +331,45 @@ TEST_F(PatternsTest, RoundTrip1nTimesPostsAndRepliesAndSkipsWarmup) {
     EXPECT_EQ(peer->posted, 25u);  // one echo per message, warm-up included
     EXPECT_EQ(peer->replies, 25u);
   }
+}
+
+// The list-posted round: per round one post of a list of p and one wait
+// for all p replies; the sample is the whole round.
+TEST_F(PatternsTest, RoundTrip1nListPostsOneListPerRoundAndAwaitsPReplies) {
+  StartPeers(3);
+  const Recorder r =
+      Make().RoundTrip1nList(3, Message{Op::kSend, 8, true}, 20, 5);
+  StopPeers();
+  EXPECT_EQ(r.count(), 20u);
+  EXPECT_DOUBLE_EQ(r.histogram().min(), 3 * kPostTicks + kReplyTicks);
+  EXPECT_DOUBLE_EQ(r.histogram().max(), r.histogram().min());
+  EXPECT_EQ(root_path_.ud_posts, std::vector<int>(25, 3));
+  EXPECT_EQ(root_path_.ud_awaits, std::vector<int>(25, 3));
+  EXPECT_EQ(root_path_.ud_reposts, std::vector<uint32_t>(25, 3));
+  EXPECT_EQ(root_path_.ud_signaled, 1);  // the last list, for the drain
+  EXPECT_EQ(root_path_.ud_armed, 1);
+  EXPECT_EQ(root_path_.ud_drained, 1);
+  EXPECT_EQ(root_path_.posted, 0u);  // no RC send
+  for (const auto& peer : peer_paths_) {
+    EXPECT_EQ(peer->ud_posts, std::vector<int>(25, 1));  // one UD reply each
+    EXPECT_EQ(peer->ud_awaits, std::vector<int>(25, 1));
+    EXPECT_EQ(peer->ud_reposts, std::vector<uint32_t>(25, 1));
+    EXPECT_EQ(peer->ud_signaled, 1);
+    EXPECT_EQ(peer->ud_drained, 1);
+  }
+}
+
+// On the wire: the root's list goes out, the peer's UD reply comes back,
+// each side reposts its one receive after the round's messages.
+TEST_F(WiredTest, ListRoundIsTheListsPostAndBothFlights) {
+  options_.raw_limit = 100;
+  StartWiredPeer();
+  const Recorder r =
+      Make().RoundTrip1nList(1, Message{Op::kSend, 8, false}, 100, 0);
+  StopPeers();
+  EXPECT_EQ(r.count(), 100u);
+  EXPECT_DOUBLE_EQ(r.histogram().min(), kWiredRound);
+  EXPECT_DOUBLE_EQ(r.histogram().max(), kWiredRound);
 }
 
 TEST_F(PatternsTest, ReadRoundTripIsOneSignaledReadWithoutThePeers) {

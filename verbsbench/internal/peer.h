@@ -48,6 +48,21 @@ class Peer {
     SendMessage(root_, Done{});
   }
 
+  // The list-posted round: one UD reply to the root per root message.
+  void Handle(const EchoUd& c) {
+    const Message& m = c.message;
+    path_.ArmUd(m);
+    SendMessage(root_, Ready{});
+    for (uint64_t k = 0; k < c.count; ++k) {
+      path_.AwaitUdReplies(1);
+      path_.StageUdList(m, 1, k + 1 == c.count);
+      path_.PostUdStaged();
+      RepostConsumedUdRecvs(path_);
+    }
+    path_.DrainUd();
+    SendMessage(root_, Done{});
+  }
+
   void Handle(const Initiate& c) {
     const Message& m = c.message;
     Recorder rec(c.cycle, c.raw_limit);

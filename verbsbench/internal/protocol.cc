@@ -67,6 +67,7 @@ C DecodeFields(const json& j) {
   T T::Decode(const json& j) { return DecodeFields<T>(j); }
 VERBSBENCH_FIELDS_WIRE(Quit)
 VERBSBENCH_FIELDS_WIRE(Echo)
+VERBSBENCH_FIELDS_WIRE(EchoUd)
 VERBSBENCH_FIELDS_WIRE(Sink)
 VERBSBENCH_FIELDS_WIRE(Stream)
 VERBSBENCH_FIELDS_WIRE(Ready)
@@ -84,6 +85,7 @@ Command DecodeCommand(const json& j) {
   try {
     if (type == Quit::kType) return Quit::Decode(j);
     if (type == Echo::kType) return Echo::Decode(j);
+    if (type == EchoUd::kType) return EchoUd::Decode(j);
     if (type == Initiate::kType) return Initiate::Decode(j);
     if (type == Sink::kType) return Sink::Decode(j);
     if (type == Stream::kType) return Stream::Decode(j);

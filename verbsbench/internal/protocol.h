@@ -1,6 +1,6 @@
 // The typed control protocol between the root and its peers: each message a
 // type with its own Encode/Decode (JSON on the wire, "type" names it).
-// Root → peer commands: Quit, Echo, Initiate, Sink, Stream. Peer → root
+// Root → peer commands: Quit, Echo, EchoUd, Initiate, Sink, Stream. Peer → root
 // replies: Ready, Done, PeerResult, Error.
 #ifndef VERBSBENCH_INTERNAL_PROTOCOL_H_
 #define VERBSBENCH_INTERNAL_PROTOCOL_H_
@@ -49,6 +49,20 @@ struct Echo {
   nlohmann::json Encode() const;
   static Echo Decode(const nlohmann::json& j);
 };
+// Peer answers each of `count` root messages on its UD QP with a UD send
+// to the root (the list-posted 1:n round).
+struct EchoUd {
+  static constexpr char kType[] = "echo_ud";
+  Message message;
+  uint64_t count = 0;
+  template <class Self, class Visit>
+  static void Fields(Self& self, Visit visit) {
+    visit("message", self.message);
+    visit("count", self.count);
+  }
+  nlohmann::json Encode() const;
+  static EchoUd Decode(const nlohmann::json& j);
+};
 // Peer initiates `count` round trips and times them (n:1).
 struct Initiate {
   static constexpr char kType[] = "initiate";
@@ -95,7 +109,7 @@ struct Stream {
   nlohmann::json Encode() const;
   static Stream Decode(const nlohmann::json& j);
 };
-using Command = std::variant<Quit, Echo, Initiate, Sink, Stream>;
+using Command = std::variant<Quit, Echo, EchoUd, Initiate, Sink, Stream>;
 // Throws std::runtime_error on an unknown or malformed command.
 Command DecodeCommand(const nlohmann::json& j);
 

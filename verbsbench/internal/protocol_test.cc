@@ -28,6 +28,13 @@ TEST(Protocol, CommandsRoundTripThroughTheirEncoding) {
   EXPECT_EQ(back.cycle, 5u);
   EXPECT_EQ(back.raw_limit, 2u);
 
+  const EchoUd echo_ud{Message{Op::kSend, 8, true}, 31};
+  const EchoUd ud = std::get<EchoUd>(DecodeCommand(echo_ud.Encode()));
+  EXPECT_EQ(ud.count, 31u);
+  EXPECT_EQ(ud.message.op, Op::kSend);
+  EXPECT_EQ(ud.message.size, 8u);
+  EXPECT_TRUE(ud.message.inl);
+
   EXPECT_EQ(std::get<Sink>(DecodeCommand(Sink{9}.Encode())).count, 9u);
   const Stream s{Message{Op::kSend, 8, false}, 100, 16, 4, 2, 100};
   const Stream sb = std::get<Stream>(DecodeCommand(s.Encode()));
@@ -41,6 +48,7 @@ TEST(Protocol, CommandsRoundTripThroughTheirEncoding) {
 TEST(Protocol, WireNamesAreStable) {
   EXPECT_EQ(Quit{}.Encode()["type"], "quit");
   EXPECT_EQ(Echo{}.Encode()["type"], "echo");
+  EXPECT_EQ(EchoUd{}.Encode()["type"], "echo_ud");
   EXPECT_EQ(Initiate{}.Encode()["type"], "initiate");
   EXPECT_EQ(Sink{}.Encode()["type"], "sink");
   EXPECT_EQ(Stream{}.Encode()["type"], "stream");
@@ -55,6 +63,7 @@ TEST(Protocol, BadCommandsAreRefusedWithAReason) {
         json::parse(R"({"type":"echo","op":"fly","size":8,"inline":false,
                        "count":1})"),
         json::parse(R"({"type":"sink","count":"many"})"),
+        json::parse(R"({"type":"echo_ud","op":"send","size":8,"inline":true})"),
         json::parse(R"({"type":"echo","op":"send","size":0,"inline":false,
                        "count":1})")}) {
     EXPECT_THROW(DecodeCommand(bad), std::runtime_error) << bad.dump();

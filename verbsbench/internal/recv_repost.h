@@ -20,6 +20,14 @@ void RepostConsumedRecvs(Path& path, int i) {
   if (missing > 0) path.PostRecvs(i, missing);
 }
 
+// The same for the UD QP of the list-posted round: the receives its
+// replies (root) or the root's message (peer) consumed.
+template <class Path>
+void RepostConsumedUdRecvs(Path& path) {
+  const uint32_t missing = path.UdRecvsMissing();
+  if (missing > 0) path.PostUdRecvs(missing);
+}
+
 }  // namespace verbsbench::internal
 
 #endif  // VERBSBENCH_INTERNAL_RECV_REPOST_H_
