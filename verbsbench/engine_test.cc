@@ -44,8 +44,9 @@ class EngineLoopback : public ::testing::Test {
       GTEST_SKIP() << "no active RDMA device (run in soft-roce/vm)";
   }
 
-  // Runs root and peer; returns the root's JSON.
-  json RunPair(Options o, int peers = 1) {
+  // Runs root and peer; returns the root's JSON. With `root_error` the root
+  // may fail: its message lands there (and the peers, left alone, fail too).
+  json RunPair(Options o, int peers = 1, std::string* root_error = nullptr) {
     static uint16_t port = 23000;
     port = static_cast<uint16_t>(port + 2);
     o.port = port;
@@ -80,11 +81,16 @@ class EngineLoopback : public ::testing::Test {
     try {
       root = RunBenchmark(o, log);
     } catch (const std::exception& e) {
-      ADD_FAILURE() << "root: " << e.what();
+      if (root_error) {
+        *root_error = e.what();
+      } else {
+        ADD_FAILURE() << "root: " << e.what();
+      }
     }
     for (pid_t pid : children) {
       int status = 0;
       waitpid(pid, &status, 0);
+      if (root_error) continue;
       EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
           << "peer status " << status;
     }
@@ -125,12 +131,14 @@ TEST_F(EngineLoopback, BwWithPostList) {
   EXPECT_GT(run["results"][0]["bw_MiBps"].get<double>(), 0);
 }
 
+// Both inline modes: the list-posted round (one UD QP, an address handle
+// per peer) runs for each, with the peers sleeping on its recv CQ.
 TEST_F(EngineLoopback, LopTwoPeers) {
   Options o;
   o.mode = Mode::kLop;
   o.peers = 2;
   o.ops = {Op::kSend};
-  o.inline_modes = {false};
+  o.inline_modes = {true, false};
   o.iters = 50;
   o.warmup = 5;
   o.wait = Wait::kEvent;
@@ -141,9 +149,34 @@ TEST_F(EngineLoopback, LopTwoPeers) {
   for (const char* name :
        {"round_1n_send_normal", "round_n1_send_normal", "rtt_1n_send_normal",
         "os_send_single", "os_send_list", "or_recv_single", "or_recv_list",
-        "L_1n_send_normal"}) {
+        "L_1n_send_normal", "round_1n_send_inline_list",
+        "rtt_1n_send_inline_list", "Llist_1n_send_inline",
+        "round_1n_send_normal_list", "Llist_1n_send_normal"}) {
     EXPECT_EQ(points[name], 2u) << name;
   }
+  for (const json& c : run["lop"]["curves"]) {
+    if (c["name"] != "round_1n_send_inline_list") continue;
+    EXPECT_EQ(c["list"], true);
+    EXPECT_EQ(c["kind"], "round");
+    for (const json& pt : c["points"]) {
+      EXPECT_EQ(pt["samples"], 50);
+      EXPECT_GT(pt["min_ns"].get<double>(), 0);
+    }
+  }
+}
+
+// A UD message carries one MTU at most: a larger lop send is refused at
+// setup with one line.
+TEST_F(EngineLoopback, LopSendAboveTheMtuIsRefused) {
+  Options o;
+  o.mode = Mode::kLop;
+  o.ops = {Op::kSend};
+  o.sizes = {8192};  // above every IB MTU
+  o.iters = 10;
+  std::string error;
+  RunPair(o, 1, &error);
+  EXPECT_NE(error.find("8192 bytes exceed the path MTU of"), std::string::npos)
+      << "root: '" << error << "'";
 }
 
 }  // namespace

@@ -164,23 +164,40 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
 
 # ---- lop -------------------------------------------------------------------
 @test "lop -P 3" {
-  local tag=lop3 missing="" name points kind p3
+  local tag=lop3 missing="" name points list_points kind list
   vb_run "$tag" 3 lop -P 3 --yield -n 100 -w 10 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
     flunk_run "$tag" "run failed" "$VM_LOGDIR/$tag.peer1" "$VM_LOGDIR/$tag.peer2"
   for name in round_1n_send_inline round_n1_send_inline round_1n_write_normal round_n1_write_normal \
     rtt_1n_send_inline rtt_n1_write_normal os_send_single os_send_list os_write_single_inline \
-    or_recv_single or_recv_list L_1n_send_inline L_n1_write_normal; do
+    or_recv_single or_recv_list L_1n_send_inline L_n1_write_normal \
+    round_1n_send_inline_list round_1n_send_normal_list rtt_1n_send_inline_list \
+    Llist_1n_send_inline Llist_1n_send_normal; do
     grep -q "^$name," "$VM_LOGDIR/$tag.csv" || missing="$missing $name"
   done
   points=$(grep -c '^round_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
-  kind=$(jget "$tag" /lop/curves/0/kind)
-  p3=$(jget "$tag" /lop/curves/0/points/2/p)
+  list_points=$(grep -c '^round_1n_send_inline_list,round,1:n,,send,[01],1,' "$VM_LOGDIR/$tag.csv" || true)
+  # curves/0 is round_1n_send_inline, curves/1 its list-posted round.
+  kind=$(jget "$tag" /lop/curves/0/kind) list=$(jget "$tag" /lop/curves/1/list)
   [ -z "$missing" ] || flunk "missing curves:$missing" "$VM_LOGDIR/$tag.csv"
-  if [ "$points" != 3 ] || [ "$kind" != round ] || [ "$p3" != 3 ]; then
-    flunk "points $points kind '$kind' p3 '$p3'" "$VM_LOGDIR/$tag.json"
+  if [ "$points" != 3 ] || [ "$list_points" != 3 ] || [ "$kind" != round ] || [ "$list" != true ] ||
+    [ "$(jget "$tag" /lop/curves/0/points/2/p)" != 3 ] || [ "$(jget "$tag" /lop/curves/1/points/2/p)" != 3 ]; then
+    flunk "points $points, list points $list_points, kind '$kind', list '$list'" "$VM_LOGDIR/$tag.json"
   fi
   check_stats "$tag" /lop/curves/0/points/2/stats || flunk "point stats incomplete" "$VM_LOGDIR/$tag.json"
-  echo "$(grep -c . "$VM_LOGDIR/$tag.csv") curve points; t_rtt 1:n send p=1..3 medians $(grep '^rtt_1n_send_inline,' "$VM_LOGDIR/$tag.csv" | cut -d, -f10 | cut -d. -f1 | tr '\n' ' ')ns"
+  check_stats "$tag" /lop/curves/1/points/2/stats || flunk "list point stats incomplete" "$VM_LOGDIR/$tag.json"
+  echo "$(grep -c . "$VM_LOGDIR/$tag.csv") curve points; t_rtt 1:n send p=1..3 medians $(grep '^rtt_1n_send_inline,' "$VM_LOGDIR/$tag.csv" | cut -d, -f10 | cut -d. -f1 | tr '\n' ' ')ns;" \
+    "list-posted $(grep '^rtt_1n_send_inline_list,' "$VM_LOGDIR/$tag.csv" | cut -d, -f10 | cut -d. -f1 | tr '\n' ' ')ns"
+}
+
+# The list round's UD messages carry one MTU at most: a larger send is
+# refused with one line (8K is above every MTU).
+@test "lop send above the MTU: one line, exit 1" {
+  local tag=lop_mtu line
+  ! vb_run "$tag" 1 lop -s 8K --op send -n 10 -- -q || flunk_run "$tag" "an 8K lop send ran"
+  line=$(grep -c . "$VM_LOGDIR/$tag.root.err" || true)
+  grep -q '^verbsbench: .*8192 bytes exceed the path MTU of [0-9]*' "$VM_LOGDIR/$tag.root.err" && [ "$line" = 1 ] ||
+    flunk_run "$tag" "no one-line MTU refusal"
+  cat "$VM_LOGDIR/$tag.root.err"
 }
 
 @test "lop -P 2 write over OOB tcp" {
@@ -257,6 +274,9 @@ check_ranks() {
   fi
   points=$(grep -c '^round_1n_send_inline,' "$VM_LOGDIR/$tag.csv" || true)
   [ "$points" = 2 ] || flunk "round_1n_send_inline has $points points, expected 2" "$VM_LOGDIR/$tag.csv"
+  # The UD addresses went over MPI too: the list-posted round ran.
+  points=$(grep -c '^round_1n_send_inline_list,' "$VM_LOGDIR/$tag.csv" || true)
+  [ "$points" = 2 ] || flunk "round_1n_send_inline_list has $points points, expected 2" "$VM_LOGDIR/$tag.csv"
   check_stats "$tag" /lop/curves/0/points/1/stats || flunk "point stats incomplete" "$VM_LOGDIR/$tag.json"
   ! grep -q "peer done" "$VM_LOGDIR/$tag.out" || flunk "peers wrote to the shared stdout" "$VM_LOGDIR/$tag.out"
   check_ranks "$tag" 3 "$SERVER_DEV" "$CLIENT_DEV"
