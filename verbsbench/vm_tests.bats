@@ -193,7 +193,7 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
 # refused with one line (8K is above every MTU).
 @test "lop send above the MTU: one line, exit 1" {
   local tag=lop_mtu line
-  ! vb_run "$tag" 1 lop -s 8K --op send -n 10 -- -q || flunk_run "$tag" "an 8K lop send ran"
+  ! vb_run "$tag" 1 lop -s 8K --op send -n 10 -q -- -q || flunk_run "$tag" "an 8K lop send ran"
   line=$(grep -c . "$VM_LOGDIR/$tag.root.err" || true)
   grep -q '^verbsbench: .*8192 bytes exceed the path MTU of [0-9]*' "$VM_LOGDIR/$tag.root.err" && [ "$line" = 1 ] ||
     flunk_run "$tag" "no one-line MTU refusal"
