@@ -1,18 +1,10 @@
 #include "verbsbench/internal/wait.h"
 
 #include <poll.h>
-#include <sched.h>
 
 #include <cerrno>
 
 namespace verbsbench::internal {
-
-void Spinner::Spin() {
-  if (yield_) sched_yield();
-  if ((++spins_ & (yield_ ? 0xff : 0xffff)) == 0 && ReadTicks() > deadline_) {
-    throw std::runtime_error(std::string("timed out ") + what_);
-  }
-}
 
 void SleepForCqEvent(ibv_comp_channel* channel, double timeout_s,
                      const char* what) {
