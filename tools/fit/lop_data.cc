@@ -81,9 +81,16 @@ LopCurve ParseCurve(const json& c, std::size_t index) {
   const std::optional<CurveKind> parsed = verbsbench::lop::ParseKind(kind);
   if (!parsed) {
     throw LopInputError(where + ": unknown \"kind\" '" + kind +
-                        "' (expected rtt, overhead or latency)");
+                        "' (expected round, rtt, overhead or latency)");
   }
   curve.kind = *parsed;
+  if (curve.kind == CurveKind::kRtt && curve.name.starts_with("rtt2_")) {
+    // Before issue 11 "rtt" curves held whole rounds; fitting them as the
+    // per-peer t_rtt would be off by p.
+    throw LopInputError(where +
+                        " holds whole rounds (a verbsbench from before t_rtt "
+                        "per peer): rerun verbsbench lop");
+  }
   curve.pattern = OptString(c, key::kPattern, where);
   curve.op = OptString(c, key::kOp, where);
   curve.side = OptString(c, key::kSide, where);

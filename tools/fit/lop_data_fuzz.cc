@@ -18,7 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& curve : run.curves) {
       if (curve.points.empty()) std::abort();
     }
-    verbsemu::fit::Analyze(run, verbsemu::fit::Stat::kMin);
+    verbsemu::fit::AnalysisOptions options;
+    options.stat = verbsemu::fit::Stat::kMin;
+    verbsemu::fit::Analyze(run, options);
   } catch (const LopInputError& e) {
     if (std::string_view(e.what()).empty()) std::abort();  // always a reason
   }

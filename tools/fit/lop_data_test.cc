@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace verbsemu::fit {
@@ -9,40 +10,53 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kSample[] = "tools/fit/testdata/lop_rxe16.json";
+// A real run: tools/internal/lop_rxe.sh, mpirun -np 9 in the test bed's
+// pair topology, the root on rxe0 and 8 peers on rxe1 (docs/fitting.md).
+constexpr char kSample[] = "tools/fit/testdata/lop_rxe8.json";
 
-TEST(LopDataTest, ParsesRealisticSample) {
+const LopCurve& Named(const LopRun& run, const std::string& name) {
+  for (const LopCurve& c : run.curves) {
+    if (c.name == name) return c;
+  }
+  throw std::runtime_error("no curve " + name);
+}
+
+TEST(LopDataTest, ParsesARealRun) {
   LopRun run = LoadLop(kSample);
-  ASSERT_EQ(run.curves.size(), 9u);
+  EXPECT_EQ(run.params["peers"], 8);
   EXPECT_EQ(run.device["name"], "rxe0");
-  EXPECT_EQ(run.params["peers"], 16);
 
-  const LopCurve& rtt = run.curves[0];
-  EXPECT_EQ(rtt.name, "rtt2_1n_send_inline");
+  const LopCurve& round = Named(run, "round_1n_send_inline");
+  EXPECT_EQ(round.kind, CurveKind::kRound);
+  EXPECT_EQ(round.pattern, "1:n");
+  EXPECT_EQ(round.op, "send");
+  ASSERT_TRUE(round.is_inline.has_value());
+  EXPECT_TRUE(*round.is_inline);
+  EXPECT_FALSE(round.list);
+  ASSERT_EQ(round.points.size(), 8u);
+  EXPECT_EQ(round.points[0].p, 1);
+  EXPECT_EQ(round.points[7].p, 8);
+  EXPECT_EQ(round.points[0].samples, 300);
+  for (Stat s : {Stat::kMin, Stat::kMedian, Stat::kMean}) {
+    EXPECT_GT(round.Value(3, s), 0);
+  }
+  EXPECT_LE(round.Value(3, Stat::kMin), round.Value(3, Stat::kMedian));
+
+  // t_rtt is the round per peer, as verbsbench derived it.
+  const LopCurve& rtt = Named(run, "rtt_1n_send_inline");
   EXPECT_EQ(rtt.kind, CurveKind::kRtt);
-  EXPECT_EQ(rtt.pattern, "1:n");
-  EXPECT_EQ(rtt.op, "send");
-  ASSERT_TRUE(rtt.is_inline.has_value());
-  EXPECT_TRUE(*rtt.is_inline);
-  EXPECT_FALSE(rtt.list);
-  ASSERT_EQ(rtt.points.size(), 16u);
-  EXPECT_EQ(rtt.points[0].p, 1);
-  EXPECT_EQ(rtt.points[15].p, 16);
-  EXPECT_DOUBLE_EQ(rtt.Value(0, Stat::kMin), 8586.6);
-  EXPECT_DOUBLE_EQ(rtt.Value(0, Stat::kMedian), 9223.7);
-  EXPECT_DOUBLE_EQ(rtt.Value(0, Stat::kMean), 9575.7);
-  EXPECT_EQ(rtt.points[0].samples, 20000);
+  EXPECT_DOUBLE_EQ(rtt.Value(3, Stat::kMedian),
+                   round.Value(3, Stat::kMedian) / 4);
 
-  const LopCurve& os_list = run.curves[5];
-  EXPECT_EQ(os_list.name, "os_send_list");
+  const LopCurve& list = Named(run, "round_1n_send_inline_list");
+  EXPECT_TRUE(list.list);
+  const LopCurve& os_list = Named(run, "os_send_list");
   EXPECT_EQ(os_list.kind, CurveKind::kOverhead);
   EXPECT_EQ(os_list.side, "send");
   EXPECT_TRUE(os_list.list);
-  EXPECT_FALSE(os_list.is_inline.has_value());
-
-  EXPECT_EQ(run.curves[8].kind, CurveKind::kLatency);
-  // The latency curve carries no p99.
-  EXPECT_FALSE(run.curves[8].points[0].p99_ns.has_value());
+  const LopCurve& llist = Named(run, "Llist_1n_send_inline");
+  EXPECT_EQ(llist.kind, CurveKind::kLatency);
+  EXPECT_FALSE(llist.points[0].p99_ns.has_value());  // derived: no p99
 }
 
 json Minimal() {
@@ -90,8 +104,15 @@ TEST(LopDataTest, RejectsBadDocuments) {
   json d = Minimal();
   d["lop"]["curves"][0]["kind"] = "bandwidth";
   EXPECT_EQ(ErrorOf(d),
-            "curve 'os': unknown \"kind\" 'bandwidth' (expected rtt, overhead "
-            "or latency)");
+            "curve 'os': unknown \"kind\" 'bandwidth' (expected round, rtt, "
+            "overhead or latency)");
+  // Before t_rtt per peer, "rtt" curves named rtt2_* held whole rounds.
+  d = Minimal();
+  d["lop"]["curves"][0]["kind"] = "rtt";
+  d["lop"]["curves"][0]["name"] = "rtt2_1n_send_inline";
+  EXPECT_EQ(ErrorOf(d),
+            "curve 'rtt2_1n_send_inline' holds whole rounds (a verbsbench "
+            "from before t_rtt per peer): rerun verbsbench lop");
   d = Minimal();
   d["lop"]["curves"][0]["points"][1]["p"] = 2;
   EXPECT_EQ(ErrorOf(d), "curve 'os': duplicate point p=2");

@@ -1,49 +1,71 @@
-// The LoP paper's model functions (Hoefler et al., section 3) and robust
-// fits of them:
-//   t_rtt(p) = l1/(l2 + p) + l3 + l4 * (1 - exp(l5 * (p - l6)))
-//   t_ov(p)  = l1 + l2/(l3 + p)
-// Initial guesses come from the data: for a grid of the nonlinear
-// parameters the model is linear in the others, which are solved exactly by
-// linear least squares; the best grid points start Levenberg-Marquardt.
+// The LoP paper's model functions (Hoefler et al., §3) in the form the data
+// can identify, their LogP baselines, and the fits that choose between them.
+//
+// t_rtt, per peer (a 1:n round divided by p):
+//   logp      g + c/p                         a round grows by a gap per peer
+//   pipeline  l1/(l2 + p) + c                 LoP without network saturation
+//   lop       l1/(l2 + p) + c + d·e^{l5·p}    LoP's three sections
+// The paper writes the saturation term l4·(1 − e^{l5(p − l6)}) next to a
+// constant l3: only c = l3 + l4 and d = −l4·e^{−l5·l6} are identifiable, so
+// those are what we fit and report.
+// t_ov:
+//   const     o                               LogP's overhead
+//   lop       l1 + l2/(l3 + p)                LoP's pipeline start-up
+// Each family is nested in the next, so the fits are compared by AICc and
+// by F-tests against the LogP member.
 #ifndef VERBSEMU_TOOLS_FIT_LOP_MODELS_H_
 #define VERBSEMU_TOOLS_FIT_LOP_MODELS_H_
 
 #include <span>
+#include <string>
 #include <vector>
 
-#include "tools/fit/lm.h"
+#include "tools/fit/nls.h"
 
 namespace verbsemu::fit {
 
-inline constexpr std::size_t kRttParams = 6;
-inline constexpr std::size_t kOverheadParams = 3;
+struct ModelSpec {
+  std::string name;     // "logp", "pipeline", "lop", "const"
+  std::string formula;  // as printed
+  std::vector<std::string> params;
+  Model model;
+  // Bounds and data-derived starting points for the points p, y, w.
+  Bounds (*bounds)(std::span<const double> p);
+  std::vector<std::vector<double>> (*starts)(std::span<const double> p,
+                                             std::span<const double> y,
+                                             std::span<const double> w);
+};
 
-double RttModel(double p, std::span<const double> l);
-double OverheadModel(double p, std::span<const double> l);
+// The families, simplest first; each nested in the next.
+const std::vector<ModelSpec>& RttFamily();
+const std::vector<ModelSpec>& OverheadFamily();
 
-// Models with analytic gradients.
-Model MakeRttModel();
-Model MakeOverheadModel();
+// One member fitted to the data.
+struct ModelFit {
+  const ModelSpec* spec = nullptr;
+  FitResult fit;
+  double aicc = kNaN;
+  FTest vs_logp;  // against the family's first member (none for it)
+  double Eval(double p) const;
+};
 
-// Box bounds that keep the pole of l/(l_k + p) left of the smallest p and
-// the exponential finite over the data range.
-Bounds RttBounds(std::span<const double> p);
-Bounds OverheadBounds(std::span<const double> p);
+// Every member with at least one degree of freedom, fitted with relative
+// weights (or unit weights); `chosen` is the lowest AICc (ties and no
+// finite AICc: the simplest). Empty fits: no member fits the points.
+struct FamilyFit {
+  std::vector<ModelFit> fits;
+  int chosen = -1;
+  const ModelFit* Chosen() const {
+    return chosen < 0 ? nullptr : &fits[static_cast<std::size_t>(chosen)];
+  }
+};
 
-// Data-derived starting points, best first (at most max_starts).
-std::vector<std::vector<double>> RttStarts(std::span<const double> p,
-                                           std::span<const double> y,
-                                           std::size_t max_starts = 8);
-std::vector<std::vector<double>> OverheadStarts(std::span<const double> p,
-                                                std::span<const double> y,
-                                                std::size_t max_starts = 6);
+enum class Weighting { kRelative, kUnit };
 
-// Multi-start fits. Need at least as many points as parameters; otherwise
-// the result has reason kBadInput.
-FitResult FitRtt(std::span<const double> p, std::span<const double> y,
-                 const LmOptions& options = {});
-FitResult FitOverhead(std::span<const double> p, std::span<const double> y,
-                      const LmOptions& options = {});
+FamilyFit FitFamily(const std::vector<ModelSpec>& family,
+                    std::span<const double> p, std::span<const double> y,
+                    Weighting weighting = Weighting::kRelative,
+                    const std::string& force = "");
 
 }  // namespace verbsemu::fit
 

@@ -6,7 +6,7 @@
 #
 # Any run:      OUTDIR/hist_<name>.png  PDF (log x) and CDF of each histogram
 #               OUTDIR/cdf_all.png      all CDFs overlaid (if more than one)
-# A `lop` run:  OUTDIR/rtt.png          RTT2(p) per curve with its t_rtt fit
+# A `lop` run:  OUTDIR/rtt.png          t_rtt(p) per peer with its fits (LoP and LogP)
 #               OUTDIR/overhead.png     o_s(p) and o_r(p) with their t_ov fits
 #               OUTDIR/latency.png      L(p), L_list(p) (measured and fitted)
 #               OUTDIR/predict.png      predicted t_1:n and t^list_1:n
@@ -206,7 +206,7 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
       echo "$term"
       echo "set output $(q "$png")"
       echo "set title $(q "$title")"
-      echo "set grid; set key top left"
+      echo "set grid; set key outside right top; set logscale y"
       echo "set xlabel \"p (peers / work requests)\"; set ylabel $(q "$ylabel")"
       while IFS=$'\t' read -r type name dat fit label; do
         [[ -z "$type" || "$type" == \#* ]] && continue
@@ -218,6 +218,9 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
         sep=","
         if [[ "$fit" != "-" ]]; then
           echo ", $(q "$data/$fit") using 1:(\$2/1000) with lines lw 2 lc $n title $(q "fit: $label") \\"
+          # The LogP member, dashed, unless it is the chosen fit.
+          [[ "$label" == *"(logp,"* || "$label" == *"(const,"* ]] ||
+            echo ", $(q "$data/$fit") using 1:(\$3/1000) with lines lw 1 dt 2 lc $n title $(q "LogP: $name") \\"
         fi
       done <"$data/curves.tsv"
       echo ""
@@ -227,7 +230,7 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
       made+=("$png")
     fi
   }
-  plot_group "$out/rtt.png" "RTT2(p) and t_rtt fits" "RTT2 [us]" rtt
+  plot_group "$out/rtt.png" "t_rtt(p) = round(p)/p and its fits (dashed: LogP, g + c/p)" "t_rtt per peer [us]" rtt
   plot_group "$out/overhead.png" "o_s(p), o_r(p) and t_ov fits" "overhead [us]" \
     overhead_send overhead_recv
 
@@ -269,7 +272,7 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
     fi
   }
   derived_plot "$out/latency.png" \
-    "L(p) = RTT2(p) - (o_s(p) + o_s(1)),  L_list(p) = RTT2(p) - (p o_s(p) + o_s(1))" \
+    "L(p) = t_rtt(p)/2 - (o_s(p) + o_s(1)),  L_list(p) = t_rtt,list(p)/2 - (p o_s(p) + o_s(1))" \
     "L [us]" 2 3 "L" "L_list" with-latency
   derived_plot "$out/predict.png" \
     "predicted t_1:n = o(n) + n L(n),  t^list_1:n = n o(n) + n L_list(n)" \

@@ -26,14 +26,19 @@ done
 [[ $(wc -l <"$T/lat.out") -eq 4 ]] || fail "lat: expected 4 PNGs listed, got: $(cat "$T/lat.out")"
 [[ ! -e "$T/lat/rtt.png" ]] || fail "lat: rtt.png made for a non-lop run"
 
-"$PLOT" -o "$T/lop" --stat min tools/fit/testdata/lop_rxe16.json >"$T/lop.out" 2>"$T/lop.err" ||
+"$PLOT" -o "$T/lop" --stat min tools/fit/testdata/lop_rxe8.json >"$T/lop.out" 2>"$T/lop.err" ||
   fail "lop run exited $?: $(cat "$T/lop.err")"
 for f in rtt overhead latency predict; do
   is_png "$T/lop/$f.png" || fail "lop: $f.png missing or not a 1000 px PNG"
 done
 grep -q '"stat": "min"' "$T/lop/data/fit.json" || fail "lop: --stat min not passed to lopfit"
-# The rtt plot script draws 4 curves with 4 fits.
-[[ $(grep -c 'with lines' "$T/lop/data/rtt.gp") -eq 4 ]] || fail "lop: rtt.gp lacks 4 fit lines"
+# The rtt plot draws every fitted rtt curve's fit, and the LogP member
+# dashed where it is not the chosen fit.
+fitted=$(awk -F'\t' '$1 == "rtt" && $4 != "-"' "$T/lop/data/curves.tsv" | wc -l)
+logp=$(awk -F'\t' '$1 == "rtt" && $4 != "-" && $5 !~ /\(logp,/' "$T/lop/data/curves.tsv" | wc -l)
+[[ $fitted -gt 0 ]] || fail "lop: no fitted rtt curve in curves.tsv"
+[[ $(grep -c 'with lines lw 2' "$T/lop/data/rtt.gp") -eq "$fitted" ]] || fail "lop: rtt.gp lacks $fitted fit lines"
+[[ $(grep -c 'dt 2' "$T/lop/data/rtt.gp") -eq "$logp" ]] || fail "lop: rtt.gp lacks $logp LogP lines"
 
 # Errors: one line on stderr, non-zero exit.
 for args in "$T/missing.json" "" "--bogus x.json"; do
