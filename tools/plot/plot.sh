@@ -206,7 +206,7 @@ if grep -Eq '"lop"[[:space:]]*:' "$input"; then
       echo "$term"
       echo "set output $(q "$png")"
       echo "set title $(q "$title")"
-      echo "set grid; set key outside right top; set logscale y"
+      echo "set grid; set key below font \",9\"; set logscale y"
       echo "set xlabel \"p (peers / work requests)\"; set ylabel $(q "$ylabel")"
       while IFS=$'\t' read -r type name dat fit label; do
         [[ -z "$type" || "$type" == \#* ]] && continue
