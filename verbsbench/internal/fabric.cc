@@ -112,16 +112,8 @@ void Fabric::SetupResources(ibv_context* ctx, int n_endpoints) {
 }
 
 ibv_qp_init_attr Fabric::QpInitAttr() const {
-  ibv_qp_init_attr attr{};
-  attr.send_cq = send_cq_.get();
-  attr.recv_cq = recv_cq_.get();
-  attr.qp_type = IBV_QPT_RC;
-  attr.cap.max_send_wr = config_.sq_depth;
-  attr.cap.max_recv_wr = config_.rq_depth;
-  attr.cap.max_send_sge = 1;
-  attr.cap.max_recv_sge = 1;
-  attr.cap.max_inline_data = max_inline_;
-  return attr;
+  return QpAttributes(IBV_QPT_RC, send_cq_.get(), recv_cq_.get(),
+                      config_.sq_depth, config_.rq_depth, max_inline_);
 }
 
 void Fabric::ProbeCapabilities() {

@@ -50,15 +50,9 @@ void UdQp::CreateQp() {
   for (uint32_t want :
        {config_.max_inline, 512u, 256u, 220u, 128u, 64u, 32u, 0u}) {
     if (want > config_.max_inline) continue;
-    ibv_qp_init_attr attr{};
-    attr.send_cq = send_cq_.get();
-    attr.recv_cq = recv_cq_.get();
-    attr.qp_type = IBV_QPT_UD;
-    attr.cap.max_send_wr = config_.sq_depth;
-    attr.cap.max_recv_wr = config_.rq_depth;
-    attr.cap.max_send_sge = 1;
-    attr.cap.max_recv_sge = 1;
-    attr.cap.max_inline_data = want;
+    ibv_qp_init_attr attr =
+        QpAttributes(IBV_QPT_UD, send_cq_.get(), recv_cq_.get(),
+                     config_.sq_depth, config_.rq_depth, want);
     qp_.reset(ibv_create_qp(config_.pd, &attr));
     if (qp_) {
       max_inline_ = attr.cap.max_inline_data;

@@ -83,6 +83,23 @@ inline ibv_gid ParseGid(const std::string& s) {
 // Bytes of an MTU (IBV_MTU_256 = 1 ... IBV_MTU_4096 = 5).
 inline size_t MtuBytes(int mtu) { return size_t{128} << mtu; }
 
+// The creation attributes of a QP of `type` with one SGE per WR (the RC
+// endpoints and lop's UD QP).
+inline ibv_qp_init_attr QpAttributes(ibv_qp_type type, ibv_cq* send_cq,
+                                     ibv_cq* recv_cq, uint32_t sq_depth,
+                                     uint32_t rq_depth, uint32_t max_inline) {
+  ibv_qp_init_attr attr{};
+  attr.send_cq = send_cq;
+  attr.recv_cq = recv_cq;
+  attr.qp_type = type;
+  attr.cap.max_send_wr = sq_depth;
+  attr.cap.max_recv_wr = rq_depth;
+  attr.cap.max_send_sge = 1;
+  attr.cap.max_recv_sge = 1;
+  attr.cap.max_inline_data = max_inline;
+  return attr;
+}
+
 // Owns a file descriptor.
 class Fd {
  public:
