@@ -203,15 +203,17 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
 # (RTT/2 +10 us), interleaved: native, shim, native, 10,000 rounds of 8 B
 # each. The natives must pass --max-median-ratio 1.5 (exit 0) and the shim
 # run must fail 1.1 (exit 1). The limits, from the test bed
-# (docs/verbsbench.md, "Comparing two runs"): 16 native runs of 10,000
-# rounds had medians of 12.0-15.8 us, 1.28x apart at most in one boot (at
-# 1,000 rounds 11.9-20.4 us: a run can sit in a slower mode for hundreds of
-# rounds), and 7 shim runs 22.4-27.0 us, 1.42x the slowest native.
-# A run whose median is over 3x its minimum had its rounds wait out the
-# guest's 4 ms timer ticks (a quarter of the runs on a busy host,
-# docs/soft-roce.md): the test bed's state, not the path measured, so that
-# run is made again, up to 5 times. Then both runs again at 1,000 rounds
-# with every sample kept: their distances from the raw samples.
+# (tools/compare_noise.sh; docs/verbsbench.md, "Comparing two runs"): in one
+# boot per topology, the medians of 10,000-round native runs were 11.9-15.8
+# us, 1.32x apart at most, and the shim runs' at least 1.40x the slowest
+# native (at 1,000 rounds a run can sit in a slower mode for most of its
+# rounds: a median of 20.4 us was seen).
+# A run whose median is over 3x its minimum had most of its rounds wait out
+# the guest's timer ticks (medians of 1.7-3.6 ms, 2 of the 48 runs of
+# tools/compare_noise.sh's table; docs/soft-roce.md): the test bed's state,
+# not the path measured, so that run is made again, up to 5 times. Then
+# both runs again at 1,000 rounds with every sample kept: their distances
+# from the raw samples.
 
 # clean_lat TAG ROUNDS ROOT_ARGS...: an 8 B lat run whose median is within
 # 3x its minimum; 1: none in 5 tries, 2: a run failed.
