@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "verbsbench/compare/cli.h"
 #include "verbsbench/engine.h"
 #include "verbsbench/report.h"
 #include "verbsbench/rte/launcher.h"
@@ -28,6 +29,8 @@ std::vector<std::string> SplitCommas(const std::vector<std::string>& items) {
 
 const char* kUsage =
     "usage: verbsbench lat|bw|lop [HOST] [options]\n"
+    "       verbsbench compare [options] BASE.json NEW.json  (see compare "
+    "--help)\n"
     "  Without HOST: root (server) - waits for peers, measures, reports.\n"
     "  With HOST:    peer (client) - connects to the root and serves it.\n"
     "  lop: start the root with --peers P, then P peers with the root's "
@@ -164,6 +167,9 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
 
 int CliMain(int argc, const char* const argv[], std::ostream& out,
             std::ostream& err) {
+  if (argc > 1 && std::string(argv[1]) == "compare") {
+    return compare::CompareMain(argc - 1, argv + 1, out, err);
+  }
   CommandLine cl;
   try {
     cl = ParseCommandLine(argc, argv);

@@ -2,6 +2,7 @@
 # plot.sh: PNG plots of a verbsbench --json run with gnuplot.
 #
 #   plot.sh [-o OUTDIR] [--stat min|median|mean] [--predict-max N] INPUT.json
+#   plot.sh [-o OUTDIR] [--distance-from auto|raw|bins] --compare BASE.json NEW.json
 #   bazel run //tools/plot -- -o OUTDIR INPUT.json
 #
 # Any run:      OUTDIR/hist_<name>.png  PDF (log x) and CDF of each histogram
@@ -10,6 +11,9 @@
 #               OUTDIR/overhead.png     o_s(p) and o_r(p) with their t_ov fits
 #               OUTDIR/latency.png      L(p), L_list(p) (measured and fitted)
 #               OUTDIR/predict.png      predicted t_1:n and t^list_1:n
+# --compare:    OUTDIR/overlay_<point>.png  both runs' PDF (log x) and CDF
+#               per point they share, on the shared bins `verbsbench compare`
+#               measured its distances on (verbsbench compare --plot-dir)
 # The gnuplot inputs (.dat, .gp) are kept in OUTDIR/data for tweaking.
 # Needs only bash and gnuplot; the data files come from //tools/fit:lopfit
 # and //tools/plot:histdat (found next to this script in Bazel's runfiles,
@@ -21,11 +25,13 @@ die() {
   exit 1
 }
 
-usage="usage: plot.sh [-o OUTDIR] [--stat min|median|mean] [--predict-max N] INPUT.json"
+usage="usage: plot.sh [-o OUTDIR] [--stat min|median|mean] [--predict-max N] INPUT.json | [-o OUTDIR] [--distance-from auto|raw|bins] --compare BASE.json NEW.json"
 out="plots"
 stat="median"
 predict_max=0
-input=""
+compare=0
+distance_from="auto"
+inputs=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     -o | --out-dir)
@@ -43,19 +49,33 @@ while [[ $# -gt 0 ]]; do
       predict_max="$2"
       shift 2
       ;;
+    --compare)
+      compare=1
+      shift
+      ;;
+    --distance-from)
+      [[ $# -ge 2 ]] || die "--distance-from needs a value ($usage)"
+      distance_from="$2"
+      shift 2
+      ;;
     -h | --help)
       echo "$usage"
       exit 0
       ;;
     -*) die "unknown option '$1' ($usage)" ;;
     *)
-      [[ -z "$input" ]] || die "more than one input file ($usage)"
-      input="$1"
+      inputs+=("$1")
       shift
       ;;
   esac
 done
-[[ -n "$input" ]] || die "no input file ($usage)"
+if [[ $compare -eq 1 ]]; then
+  [[ ${#inputs[@]} -eq 2 ]] || die "--compare takes BASE.json and NEW.json ($usage)"
+else
+  [[ ${#inputs[@]} -le 1 ]] || die "more than one input file ($usage)"
+  [[ ${#inputs[@]} -eq 1 ]] || die "no input file ($usage)"
+fi
+input="${inputs[0]}"
 
 # Locate a helper binary: $ENV, runfiles, bazel-bin, PATH.
 find_tool() {
@@ -89,7 +109,9 @@ command -v gnuplot >/dev/null || die "gnuplot not found (apt-get install gnuplot
 if [[ -n "${BUILD_WORKING_DIRECTORY:-}" ]]; then
   cd "$BUILD_WORKING_DIRECTORY"
 fi
-[[ -r "$input" ]] || die "cannot open '$input'"
+for f in "${inputs[@]}"; do
+  [[ -r "$f" ]] || die "cannot open '$f'"
+done
 mkdir -p "$out/data" || die "cannot create '$out/data'"
 out="$(cd "$out" && pwd)"
 data="$out/data"
@@ -107,18 +129,6 @@ run_gnuplot() {  # script file
   gnuplot "$1" 2>"$1.log" || die "gnuplot failed on $1: $(head -n 3 "$1.log" | tr '\n' ' ')"
   [[ -s "$1.log" ]] || rm -f "$1.log"
 }
-
-# ---------------------------------------------------------------- histograms
-"$HISTDAT_BIN" --allow-none -o "$data" "$input" >/dev/null
-names=()
-files=()
-labels=()
-while IFS=$'\t' read -r name file total label; do
-  [[ -z "$name" || "$name" == \#* ]] && continue
-  names+=("$name")
-  files+=("$file")
-  labels+=("$label ($total samples)")
-done <"$data/histograms.tsv"
 
 # x range and 1-2-5 style ticks that fit a log axis spanning < 1 decade.
 log_axis() {  # dat files...
@@ -140,6 +150,59 @@ log_axis() {  # dat files...
          if (t != "") printf "set xtics (%s)\n", t
        }' "$@"
 }
+
+# ------------------------------------------------------------------ compare
+if [[ $compare -eq 1 ]]; then
+  "$HISTDAT_BIN" --compare --distance-from "$distance_from" -o "$data" \
+    "${inputs[0]}" "${inputs[1]}" >/dev/null
+  base_name="$(basename "${inputs[0]}")"
+  new_name="$(basename "${inputs[1]}")"
+  while IFS=$'\t' read -r name file n_base n_new ks w from point; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    gp="$data/overlay_${name}.gp"
+    dat="$data/$file"
+    png="$out/overlay_${name}.png"
+    title="$point: KS $(printf '%.3f' "$ks"), Wasserstein-1 $(awk -v w="$w" 'BEGIN {printf "%.3f", w / 1000}') us (shared bins from $from)"
+    base_key="BASE $base_name ($n_base samples)"
+    new_key="NEW $new_name ($n_new samples)"
+    cat >"$gp" <<EOF
+$term
+set output $(q "$png")
+set multiplot layout 2,1 title $(q "$title")
+set logscale x
+$(log_axis "$dat")
+set grid
+set key top right
+set xlabel "time [ns] (log scale)"
+set ylabel "PDF [1/ns]"
+plot $(q "$dat") using 1:4 with steps lw 2 lc rgb "#3060c0" title $(q "$base_key"), \\
+     $(q "$dat") using 1:5 with steps lw 2 lc rgb "#c03030" title $(q "$new_key")
+set ylabel "CDF"
+set yrange [0:1.02]
+set key bottom right
+plot $(q "$dat") using 2:6 with lines lw 2 lc rgb "#3060c0" title $(q "$base_key"), \\
+     $(q "$dat") using 2:7 with lines lw 2 lc rgb "#c03030" title $(q "$new_key")
+unset multiplot
+EOF
+    run_gnuplot "$gp"
+    made+=("$png")
+  done <"$data/compare.tsv"
+  [[ ${#made[@]} -gt 0 ]] || die "no point in common to plot"
+  printf '%s\n' "${made[@]}"
+  exit 0
+fi
+
+# ---------------------------------------------------------------- histograms
+"$HISTDAT_BIN" --allow-none -o "$data" "$input" >/dev/null
+names=()
+files=()
+labels=()
+while IFS=$'\t' read -r name file total label; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  names+=("$name")
+  files+=("$file")
+  labels+=("$label ($total samples)")
+done <"$data/histograms.tsv"
 
 for i in "${!names[@]}"; do
   gp="$data/hist_${names[$i]}.gp"

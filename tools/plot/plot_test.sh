@@ -40,6 +40,20 @@ logp=$(awk -F'\t' '$1 == "rtt" && $4 != "-" && $5 !~ /\(logp,/' "$T/lop/data/cur
 [[ $(grep -c 'with lines lw 2' "$T/lop/data/rtt.gp") -eq "$fitted" ]] || fail "lop: rtt.gp lacks $fitted fit lines"
 [[ $(grep -c 'dt 2' "$T/lop/data/rtt.gp") -eq "$logp" ]] || fail "lop: rtt.gp lacks $logp LogP lines"
 
+# --compare: one overlay per point the two runs share (a run against itself
+# here: both lat points), the PDFs and CDFs on the shared bins.
+"$PLOT" -o "$T/cmp" --compare tools/plot/testdata/lat_rxe.json tools/plot/testdata/lat_rxe.json \
+  >"$T/cmp.out" 2>"$T/cmp.err" || fail "compare exited $?: $(cat "$T/cmp.err")"
+for f in overlay_lat_send_inline_size_8 overlay_lat_write_inline_size_8; do
+  is_png "$T/cmp/$f.png" || fail "compare: $f.png missing or not a 1000 px PNG"
+done
+[[ $(wc -l <"$T/cmp.out") -eq 2 ]] || fail "compare: expected 2 PNGs listed, got: $(cat "$T/cmp.out")"
+grep -q 'using 1:5 with steps' "$T/cmp/data/overlay_lat_send_inline_size_8.gp" ||
+  fail "compare: the NEW run's PDF is not drawn"
+"$PLOT" -o "$T/cmp1" --compare tools/plot/testdata/lat_rxe.json >/dev/null 2>"$T/err.txt" &&
+  fail "--compare with one file succeeded"
+grep -q "^plot.sh: error: --compare takes BASE.json and NEW.json" "$T/err.txt" || fail "compare one file: $(cat "$T/err.txt")"
+
 # Errors: one line on stderr, non-zero exit.
 for args in "$T/missing.json" "" "--bogus x.json"; do
   # shellcheck disable=SC2086
