@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "tools/plot/histogram_dat.h"
 #include "verbsbench/compare/distance.h"
 
 namespace verbsemu::plot {
@@ -18,22 +19,6 @@ std::string Num(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
-}
-
-// "lat send size 8" -> "lat_send_size_8": a file name.
-std::string FileName(const std::string& id) {
-  std::string out;
-  for (char ch : id) {
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
-    if (ok) {
-      out += ch;
-    } else if (!out.empty() && out.back() != '_') {
-      out += '_';
-    }
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out.empty() ? "point" : out;
 }
 
 void WritePoint(const std::string& path, const cmp::PointComparison& p) {
@@ -64,7 +49,7 @@ void WriteCompareDats(const std::string& dir, const cmp::Comparison& c) {
            "\tpoint\n";
   std::set<std::string> used;
   for (const cmp::PointComparison& p : c.points) {
-    std::string name = FileName(p.id);
+    std::string name = SafeFileName(p.id, "point");  // lat_send_size_8
     // Ids are unique, their file names need not be ("a b" and "a_b").
     while (!used.insert(name).second) name += "_";
     const std::string file = "compare_" + name + ".dat";

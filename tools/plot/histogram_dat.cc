@@ -14,21 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string SafeName(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-                    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
-    if (ok) {
-      out += ch;
-    } else if (!out.empty() && out.back() != '_') {
-      out += '_';
-    }
-  }
-  while (!out.empty() && out.back() == '_') out.pop_back();
-  return out.empty() ? "root" : out;
-}
-
 std::string Scalar(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
@@ -71,7 +56,7 @@ Histogram Parse(const json& owner, const json& parent,
                 const std::string& pointer) {
   Histogram h;
   h.path = pointer.empty() ? "/" : pointer;
-  h.name = SafeName(pointer);
+  h.name = SafeFileName(pointer, "root");
   h.label = pointer.empty() ? "run" : pointer.substr(1);
   std::string id = Identity(owner);
   if (id.empty()) id = Identity(parent);
@@ -148,6 +133,21 @@ std::string Num(double v) {
 }
 
 }  // namespace
+
+std::string SafeFileName(const std::string& s, const char* fallback) {
+  std::string out;
+  for (char ch : s) {
+    const bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                    (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+    if (ok) {
+      out += ch;
+    } else if (!out.empty() && out.back() != '_') {
+      out += '_';
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out.empty() ? fallback : out;
+}
 
 std::vector<Histogram> FindHistograms(const json& doc) {
   std::vector<Histogram> out;

@@ -26,6 +26,10 @@ struct Histogram {
   std::vector<Bin> bins;  // Sorted by lo_ns.
 };
 
+// `s` as a file name: runs of characters other than [A-Za-z0-9.-] become
+// one '_', none at the ends; `fallback` if nothing is left.
+std::string SafeFileName(const std::string& s, const char* fallback);
+
 // Finds every histogram in the document. Throws std::runtime_error with a
 // one-line message if a "histogram" array is malformed.
 std::vector<Histogram> FindHistograms(const nlohmann::json& doc);
