@@ -123,6 +123,11 @@ void Reader::Distribution(const json& owner, const std::string& where,
       if (!v.is_number() || !std::isfinite(v.get<double>())) {
         Fail(where + "/raw_ns/" + std::to_string(i), "not a finite number");
       }
+      // A sample is a duration; the shared log bins have no place for a
+      // negative one (found by compare_fuzz).
+      if (v.get<double>() < 0) {
+        Fail(where + "/raw_ns/" + std::to_string(i), "a negative duration");
+      }
       p.raw.push_back(v.get<double>());
     }
   }

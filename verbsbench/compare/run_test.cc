@@ -116,6 +116,9 @@ TEST(ParseRun, RefusesMalformedPointsNamingWhere) {
   doc = LatRun(true);
   doc["results"][0]["raw_ns"][3] = nullptr;
   EXPECT_EQ(ErrorOf(doc), "r.json: results/0/raw_ns/3: not a finite number");
+  doc = LatRun(true);
+  doc["results"][0]["raw_ns"][2] = -7e300;
+  EXPECT_EQ(ErrorOf(doc), "r.json: results/0/raw_ns/2: a negative duration");
   doc = LatRun();
   doc["results"][0]["size"] = -8;
   EXPECT_EQ(ErrorOf(doc), "r.json: results/0/size: not a whole number");
