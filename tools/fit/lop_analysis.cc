@@ -148,13 +148,8 @@ double CurveFit::Eval(double p) const {
 }
 
 double CurveFit::EvalLogP(double p) const {
-  if (family.fits.empty() ||
-      family.fits.front().spec->name != (curve.kind == CurveKind::kRtt
-                                             ? RttFamily().front().name
-                                             : OverheadFamily().front().name)) {
-    return kNaN;
-  }
-  return family.fits.front().Eval(p);
+  const ModelFit* m = family.LogP();
+  return m ? m->Eval(p) : kNaN;
 }
 
 const char* CurveFit::ModelName() const {

@@ -274,11 +274,11 @@ FamilyFit FitFamily(const std::vector<ModelSpec>& family,
                            spec.bounds(p));
     if (!mf.fit.ok()) continue;
     mf.aicc = Aicc(mf.fit.wssr, p.size(), spec.params.size());
-    if (!out.fits.empty() && out.fits.front().spec == &family.front()) {
-      const ModelFit& base = out.fits.front();
-      mf.vs_logp = NestedFTest(base.fit.wssr, base.spec->params.size(),
+    if (const ModelFit* base = out.LogP()) {
+      mf.vs_logp = NestedFTest(base->fit.wssr, base->spec->params.size(),
                                mf.fit.wssr, spec.params.size(), p.size());
     }
+    out.logp = out.logp || &spec == &family.front();
     out.fits.push_back(std::move(mf));
   }
   for (std::size_t i = 0; i < out.fits.size(); ++i) {

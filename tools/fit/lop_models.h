@@ -58,6 +58,9 @@ struct FamilyFit {
   const ModelFit* Chosen() const {
     return chosen < 0 ? nullptr : &fits[static_cast<std::size_t>(chosen)];
   }
+  // The family's first (LogP) member, if it was fitted.
+  const ModelFit* LogP() const { return logp ? &fits.front() : nullptr; }
+  bool logp = false;
 };
 
 enum class Weighting { kRelative, kUnit };

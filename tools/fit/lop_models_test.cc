@@ -83,6 +83,7 @@ TEST(FitFamily, LogPDataKeepTheLogPModel) {
   const FamilyFit f = FitFamily(RttFamily(), p, y);
   ASSERT_NE(f.Chosen(), nullptr);
   EXPECT_EQ(f.Chosen()->spec->name, "logp");
+  EXPECT_EQ(f.LogP(), &f.fits.front());
   for (const ModelFit& m : f.fits) {
     if (m.spec->name != "logp") {
       EXPECT_GT(m.vs_logp.p_value, 0.01);
