@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "emulate/units.h"
 #include "verbsbench/compare/cli.h"
 #include "verbsbench/engine.h"
 #include "verbsbench/report.h"
@@ -40,7 +41,7 @@ const char* kUsage =
 
 // What the command line gives as text, before it becomes typed options.
 struct Text {
-  std::string mode, cm, wait, inline_mode, size_spec, p_spec, rte;
+  std::string mode, cm, wait, inline_mode, size_spec, p_spec, rte, loggp_delay;
   std::vector<std::string> ops;
   bool yield = false;
 };
@@ -74,6 +75,8 @@ po::options_description Describe(CommandLine& cl, Text& t) {
       ("yield", po::bool_switch(&t.yield), "same as --wait yield")
       ("peers,P", po::value<int>(&o.peers)->default_value(1), "lop root: number of peers to accept")
       ("p", po::value<std::string>(&t.p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
+      ("loggp-n", po::value<int>(&o.loggp_n)->default_value(16), "loggp: messages per PRTT(n,d,s) train")
+      ("loggp-delay", po::value<std::string>(&t.loggp_delay), "loggp: d of PRTT(n,d,s), e.g. 50us (default: the median PRTT(1,0,s) of each size)")
       ("max-inline,I", po::value<uint32_t>(&o.max_inline)->default_value(256), "inline size to request from the device")
       ("timeout", po::value<double>(&o.timeout_s)->default_value(30), "seconds to wait for peers/messages")
       ("json", po::value<std::string>(&cl.outputs.json), "write the whole run as JSON to FILE (- = stdout)")
@@ -107,7 +110,8 @@ std::vector<bool> ParseInline(const std::string& mode) {
 void Apply(const Text& t, CommandLine& cl) {
   Options& o = cl.options;
   if (t.mode.empty())
-    throw std::invalid_argument("missing mode (lat, bw or lop); try --help");
+    throw std::invalid_argument("missing mode (" + Choices<Mode>() +
+                                "); try --help");
   const std::optional<Mode> mode = Parse<Mode>(t.mode);
   if (!mode) {
     throw std::invalid_argument("unknown mode '" + t.mode + "' (expected " +
@@ -120,6 +124,16 @@ void Apply(const Text& t, CommandLine& cl) {
   if (!t.inline_mode.empty()) o.inline_modes = ParseInline(t.inline_mode);
   if (!t.size_spec.empty()) o.sizes = ParseSizes(t.size_spec);
   if (!t.p_spec.empty()) o.p_values = ParseIntRange(t.p_spec);
+  if (!t.loggp_delay.empty()) {
+    std::string why;
+    const std::optional<double> ns =
+        verbsemu::units::ParseDurationNs(t.loggp_delay, &why);
+    if (!ns) {
+      throw std::invalid_argument("--loggp-delay '" + t.loggp_delay +
+                                  "' is not accepted: " + why);
+    }
+    o.loggp_delay_ns = *ns;
+  }
   o.cm = ParseChoice<Cm>(t.cm, "bad --cm");
   o.rte = ParseChoice<Rte>(t.rte, "bad --rte");
   o.wait = t.yield ? Wait::kYield : ParseChoice<Wait>(t.wait, "bad --wait");

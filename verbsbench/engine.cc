@@ -79,6 +79,9 @@ void Measure(Fabric& fabric, const std::vector<Channel*>& peers,
     case Mode::kLop:
       result.lop = internal::RunLop(patterns, o, progress);
       break;
+    case Mode::kLoggp:
+      result.loggp = internal::RunLoggp(patterns, o, progress);
+      break;
   }
 }
 

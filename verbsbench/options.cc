@@ -104,6 +104,8 @@ nlohmann::json Options::ToJson() const {
           {"wait", Name(wait)},
           {"peers", peers},
           {"p_values", p_values},
+          {"loggp_n", loggp_n},
+          {"loggp_delay_ns", loggp_delay_ns},
           {"max_inline_requested", max_inline},
           {"sq_depth", sq_depth},
           {"rq_depth", rq_depth},
@@ -114,6 +116,12 @@ namespace {
 
 void FillDefaults(Options& o) {
   const bool lop = o.mode == Mode::kLop;
+  if (o.mode == Mode::kLoggp) {
+    // Netgauge's sweep; inline wherever the device takes it, as perftest.
+    if (o.ops.empty()) o.ops = {Op::kSend};
+    if (o.inline_modes.empty()) o.inline_modes = {true};
+    if (o.sizes.empty()) o.sizes = ParseSizes("1:64K");
+  }
   if (o.ops.empty()) {
     o.ops = lop ? std::vector<Op>{Op::kSend, Op::kWrite}
                 : std::vector<Op>{Op::kSend};
@@ -149,6 +157,28 @@ void CheckLop(const Options& o) {
   }
 }
 
+// loggp's trains need n sends and n receives in flight, and a receive per
+// message (o_r).
+void CheckLoggp(const Options& o) {
+  if (o.mode != Mode::kLoggp) return;
+  if (o.ops != std::vector<Op>{Op::kSend}) {
+    throw std::invalid_argument(
+        "loggp measures send/recv only (o_r is the receive's overhead)");
+  }
+  if (o.inline_modes.size() != 1) {
+    throw std::invalid_argument("loggp takes one --inline mode (on or off)");
+  }
+  const int most = static_cast<int>(std::min(o.sq_depth, o.rq_depth / 2));
+  if (o.loggp_n < 2 || o.loggp_n > most) {
+    throw std::invalid_argument("--loggp-n must be 2.." + std::to_string(most) +
+                                " (the send queue and half the receive "
+                                "queue hold a train)");
+  }
+  if (!(o.loggp_delay_ns >= 0)) {
+    throw std::invalid_argument("--loggp-delay must be >= 0");
+  }
+}
+
 // Under a launcher rank 0 is the root and the QPs are exchanged over MPI:
 // no HOST, and no rdma_cm (its listener would take a fixed port).
 void CheckRte(Options& o) {
@@ -170,6 +200,7 @@ void CheckRte(Options& o) {
 Options Normalize(Options o) {
   FillDefaults(o);
   CheckLop(o);
+  CheckLoggp(o);
   CheckRte(o);
   for (int p : o.p_values) {
     if (o.peers > 0 && p > o.peers) {

@@ -17,7 +17,7 @@
 
 namespace verbsbench {
 
-enum class Mode { kLat, kBw, kLop };
+enum class Mode { kLat, kBw, kLop, kLoggp };
 enum class Cm { kAuto, kRdmacm, kTcp };  // connection setup
 // How to wait: spin (default), yield (sched_yield() between polls) or event
 // (peers sleep on a completion channel for receives; the root spins;
@@ -35,8 +35,11 @@ template <class E>
 struct EnumTable;
 template <>
 struct EnumTable<Mode> {
-  static constexpr std::array<std::pair<Mode, const char*>, 3> kRows = {
-      {{Mode::kLat, "lat"}, {Mode::kBw, "bw"}, {Mode::kLop, "lop"}}};
+  static constexpr std::array<std::pair<Mode, const char*>, 4> kRows = {
+      {{Mode::kLat, "lat"},
+       {Mode::kBw, "bw"},
+       {Mode::kLop, "lop"},
+       {Mode::kLoggp, "loggp"}}};
 };
 template <>
 struct EnumTable<Cm> {
@@ -124,6 +127,11 @@ struct Options {
   // ranks − 1, filled in by the engine once MPI is up.
   int peers = 1;
   std::vector<int> p_values;  // lop: p values measured (default 1..P)
+
+  // loggp: messages per PRTT train (Netgauge's n), and d of PRTT(n,d,s)
+  // (0: the median PRTT(1,0,s) of each size, as Netgauge takes it).
+  int loggp_n = 16;
+  double loggp_delay_ns = 0;
 
   uint32_t max_inline = 256;
   uint32_t sq_depth = 128;

@@ -70,6 +70,20 @@ TEST(Normalize, ModeDefaults) {
   EXPECT_EQ(Normalize(o).ops, std::vector<Op>{Op::kSend});
 }
 
+// loggp: Netgauge's sweep of sizes, send only, inline where it fits.
+TEST(Normalize, LoggpDefaults) {
+  Options o;
+  o.mode = Mode::kLoggp;
+  const Options n = Normalize(o);
+  EXPECT_EQ(n.ops, std::vector<Op>{Op::kSend});
+  EXPECT_EQ(n.inline_modes, std::vector<bool>{true});
+  EXPECT_EQ(n.sizes.front(), 1u);
+  EXPECT_EQ(n.sizes.back(), 65536u);
+  EXPECT_EQ(n.sizes.size(), 17u);
+  EXPECT_EQ(n.loggp_n, 16);
+  EXPECT_EQ(n.ToJson()["loggp_n"], 16);
+}
+
 TEST(Normalize, RejectsInconsistentOptions) {
   Options o;
   // An unknown mode cannot be spelled as an Options; its text is refused.
@@ -95,7 +109,7 @@ CommandLine Parse(std::vector<const char*> args) {
 }
 
 TEST(Enums, EachValueHasOneSpellingThatParsesBack) {
-  for (Mode v : {Mode::kLat, Mode::kBw, Mode::kLop})
+  for (Mode v : {Mode::kLat, Mode::kBw, Mode::kLop, Mode::kLoggp})
     EXPECT_EQ(verbsbench::Parse<Mode>(Name(v)), v) << Name(v);
   for (Cm v : {Cm::kAuto, Cm::kRdmacm, Cm::kTcp})
     EXPECT_EQ(verbsbench::Parse<Cm>(Name(v)), v) << Name(v);
@@ -103,7 +117,7 @@ TEST(Enums, EachValueHasOneSpellingThatParsesBack) {
     EXPECT_EQ(verbsbench::Parse<Wait>(Name(v)), v) << Name(v);
   for (Op v : {Op::kSend, Op::kWrite, Op::kRead})
     EXPECT_EQ(verbsbench::Parse<Op>(Name(v)), v) << Name(v);
-  EXPECT_EQ(Choices<Mode>(), "lat, bw or lop");
+  EXPECT_EQ(Choices<Mode>(), "lat, bw, lop or loggp");
   EXPECT_EQ(Choices<Wait>(), "spin, yield or event");
   EXPECT_FALSE(verbsbench::Parse<Op>("atomic").has_value());
 }
@@ -175,6 +189,14 @@ TEST(ParseCommandLine, ModeResolution) {
   }
 }
 
+TEST(ParseCommandLine, LoggpDelayIsADuration) {
+  const CommandLine cl =
+      Parse({"loggp", "--loggp-delay", "2.5us", "--loggp-n", "8", "-s", "64"});
+  EXPECT_DOUBLE_EQ(cl.options.loggp_delay_ns, 2500);
+  EXPECT_EQ(cl.options.loggp_n, 8);
+  EXPECT_EQ(cl.options.sizes, std::vector<size_t>{64});
+}
+
 TEST(ParseCommandLine, BadInputIsOneLine) {
   for (std::vector<const char*> bad : std::vector<std::vector<const char*>>{
            {"pong"},
@@ -187,7 +209,13 @@ TEST(ParseCommandLine, BadInputIsOneLine) {
            {"lat", "a", "b"},
            {"lat", "--timeout", "0"},
            {"lat", "--mode-resolution", "x"},
-           {"lat", "--mode-resolution", "2"}}) {
+           {"lat", "--mode-resolution", "2"},
+           {"loggp", "--op", "write"},
+           {"loggp", "--inline", "both"},
+           {"loggp", "--loggp-n", "1"},
+           {"loggp", "--loggp-n", "129"},
+           {"loggp", "--loggp-delay", "5"},
+           {"loggp", "--loggp-delay", "-1us"}}) {
     try {
       Parse(bad);
       ADD_FAILURE() << "accepted bad input";
@@ -203,8 +231,9 @@ TEST(CliMain, ExitStatusAndSingleErrorLine) {
   std::ostringstream out, err;
   const char* argv[] = {"verbsbench", "pong"};
   EXPECT_EQ(CliMain(2, argv, out, err), 2);
-  EXPECT_EQ(err.str(),
-            "verbsbench: unknown mode 'pong' (expected lat, bw or lop)\n");
+  EXPECT_EQ(
+      err.str(),
+      "verbsbench: unknown mode 'pong' (expected lat, bw, lop or loggp)\n");
   std::ostringstream out2, err2;
   const char* help[] = {"verbsbench", "--help"};
   EXPECT_EQ(CliMain(2, help, out2, err2), 0);

@@ -8,49 +8,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "verbsbench/internal/report_fields.h"
+#include "verbsbench/internal/report_loggp.h"
 #include "verbsbench/lop/contract.h"
 
 namespace verbsbench {
 namespace {
 
+using internal::Field;
+using internal::Fmt;
+using internal::Whole;
 using nlohmann::json;
-
-// The member `key` of `j`, or an empty object when `j` is not an object or
-// has no such member: a run with missing parts prints what it has, and
-// values of the wrong type throw (json::type_error), never assert.
-const json& Field(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  if (!j.is_object()) return kEmpty;
-  const auto it = j.find(key);
-  return it == j.end() ? kEmpty : *it;
-}
-
-// An integer member of `j` (def when absent), range-checked: a float
-// outside T's range would make the conversion undefined.
-template <class T>
-T Whole(const json& j, const char* key, T def) {
-  if (!j.is_object()) throw std::invalid_argument("run: expected an object");
-  const auto it = j.find(key);
-  if (it == j.end()) return def;
-  if (it->is_number_integer()) return it->template get<T>();
-  if (!it->is_number()) {
-    throw std::invalid_argument(std::string("run: \"") + key +
-                                "\" is not a number");
-  }
-  const double d = it->template get<double>();
-  if (!(d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-        d < static_cast<double>(std::numeric_limits<T>::max()))) {
-    throw std::invalid_argument(std::string("run: \"") + key +
-                                "\" out of range");
-  }
-  return static_cast<T>(d);
-}
-
-std::string Fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), format, v);
-  return buf;
-}
 
 std::string Us(const json& stats, const char* key) {
   return Fmt("%.2f", stats.value(key, 0.0) / 1000.0);
@@ -81,6 +49,13 @@ void ForEachStats(const json& run, Fn fn) {
         }
       }
     }
+  } else if (mode == "loggp") {
+    internal::ForEachLoggpEntry(
+        run, [&](const std::string& label, const json& entry) {
+          if (entry.contains(lop::key::kStats)) {
+            fn(label, Field(entry, lop::key::kStats));
+          }
+        });
   }
 }
 
@@ -278,6 +253,8 @@ void PrintTable(const json& run, std::ostream& out) {
     PrintBwTable(run, out);
   } else if (mode == "lop") {
     PrintLopTable(run, out);
+  } else if (mode == "loggp") {
+    internal::PrintLoggpTable(run, out);
   }
 }
 
@@ -288,6 +265,8 @@ void WriteCsv(const json& run, std::ostream& out) {
     WriteResultsCsv(run, mode, out);
   } else if (mode == "lop") {
     WriteLopCsv(run, out);
+  } else if (mode == "loggp") {
+    internal::WriteLoggpCsv(run, out);
   }
 }
 
@@ -342,6 +321,12 @@ void WriteRaw(const json& run, std::ostream& out) {
           out << label << " " << v.get<double>() << "\n";
       }
     }
+  } else if (mode == "loggp") {
+    internal::ForEachLoggpEntry(
+        run, [&](const std::string& label, const json& entry) {
+          for (const json& v : Field(entry, lop::key::kRawNs))
+            out << label << " " << v.get<double>() << "\n";
+        });
   }
 }
 

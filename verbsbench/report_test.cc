@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "verbsbench/result.h"
 #include "verbsbench/stats.h"
 #include "verbsbench/timer.h"
 
@@ -192,6 +193,48 @@ TEST(Report, RawHasEverySample) {
   std::ostringstream out;
   WriteRaw(SyntheticRun("lat"), out);
   EXPECT_EQ(Lines(out.str()), 1 + 2 * 10);
+}
+
+// A loggp run as verbsbench writes it (Result::ToJson): two sizes, the
+// delayed train slower than PRTT(1,0,s) + (n-1) d, a gap below o_s at 8 B.
+json LoggpRun() {
+  Result result;
+  result.options.mode = Mode::kLoggp;
+  result.options = Normalize(result.options);
+  result.options.loggp_n = 4;
+  result.options.raw_limit = 10;
+  uint64_t seed = 1;
+  for (size_t size : {8, 4096}) {
+    LoggpPoint pt;
+    pt.size = size;
+    pt.inline_used = size == 8;
+    pt.iterations = 300;
+    pt.delay_ns = 20000;
+    const double gap = size == 8 ? 900 : 3000;
+    pt.prtt_1_0 = Synthetic(20000, 300, seed++);
+    pt.prtt_n_0 = Synthetic(20000 + 3 * gap, 300, seed++);
+    pt.prtt_n_d = Synthetic(20000 + 3 * (20000 + 1000), 300, seed++);
+    pt.o_r = Synthetic(300, 300, seed++);
+    result.loggp.push_back(std::move(pt));
+  }
+  return result.ToJson();
+}
+
+TEST(Report, LoggpTableCsvAndRawCoverEverySize) {
+  const json run = LoggpRun();
+  std::ostringstream table, csv, raw, hist;
+  PrintTable(run, table);
+  WriteCsv(run, csv);
+  WriteRaw(run, raw);
+  WriteHistograms(run, hist);
+  const std::string t = table.str();
+  EXPECT_NE(t.find("# loggp n=4"), std::string::npos) << t;
+  EXPECT_NE(t.find("\n  8 "), std::string::npos) << t;
+  EXPECT_NE(t.find("\n  4096 "), std::string::npos) << t;
+  EXPECT_EQ(Lines(csv.str()), 1 + 2 * 4);
+  EXPECT_EQ(Lines(raw.str()), 1 + 2 * 4 * 10);
+  EXPECT_NE(raw.str().find("loggp s=4096 o_r "), std::string::npos);
+  EXPECT_NE(hist.str().find("# loggp s=8 prtt_n_d\n"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "verbsbench/result.h"
 
+#include "verbsbench/loggp/contract.h"
+#include "verbsbench/loggp/derive.h"
 #include "verbsbench/lop/derive.h"
 
 namespace verbsbench {
@@ -43,17 +45,24 @@ json BwJson(const BwPoint& r, const Options& o) {
   return j;
 }
 
+// The statistics of one measured quantity, as lop points and loggp
+// entries carry them.
+json StatJson(const Recorder& rec, const Options& o) {
+  const LogHistogram& h = rec.histogram();
+  json j = {
+      {key::kMinNs, h.min()},
+      {key::kMedianNs, h.Quantile(0.5)},
+      {key::kMeanNs, h.mean()},
+      {key::kP99Ns, h.Quantile(0.99)},
+      {key::kSamples, h.count()},
+      {key::kStats, StatsJson(rec, {.mode_resolution = o.mode_resolution})}};
+  if (o.raw_limit > 0) j[key::kRawNs] = rec.raw();
+  return j;
+}
+
 json PointJson(const LopPoint& pt, const Options& o) {
-  const LogHistogram& h = pt.recorder.histogram();
-  json j = {{key::kP, pt.p},
-            {key::kMinNs, h.min()},
-            {key::kMedianNs, h.Quantile(0.5)},
-            {key::kMeanNs, h.mean()},
-            {key::kP99Ns, h.Quantile(0.99)},
-            {key::kSamples, h.count()},
-            {key::kStats,
-             StatsJson(pt.recorder, {.mode_resolution = o.mode_resolution})}};
-  if (o.raw_limit > 0) j[key::kRawNs] = pt.recorder.raw();
+  json j = StatJson(pt.recorder, o);
+  j[key::kP] = pt.p;
   return j;
 }
 
@@ -78,6 +87,25 @@ json LopJson(const std::vector<LopCurve>& curves, const Options& o) {
   for (json& c : measured) out[lop::kCurves].push_back(std::move(c));
   for (json& c : derived) out[lop::kCurves].push_back(std::move(c));
   out[lop::kDefinitions] = lop::Definitions();
+  return out;
+}
+
+json LoggpJson(const std::vector<LoggpPoint>& points, const Options& o) {
+  json out = {{loggp::key::kN, o.loggp_n}, {loggp::kPoints, json::array()}};
+  for (const LoggpPoint& pt : points) {
+    json j = {{loggp::key::kOp, Name(pt.op)},
+              {loggp::key::kSize, pt.size},
+              {loggp::key::kInline, pt.inline_used},
+              {"iterations", pt.iterations},
+              {loggp::key::kDelayNs, pt.delay_ns},
+              {loggp::key::kPrtt10, StatJson(pt.prtt_1_0, o)},
+              {loggp::key::kPrttN0, StatJson(pt.prtt_n_0, o)},
+              {loggp::key::kPrttNd, StatJson(pt.prtt_n_d, o)},
+              {loggp::key::kOr, StatJson(pt.o_r, o)}};
+    j[loggp::key::kDerived] = loggp::DerivePoint(j, o.loggp_n);
+    out[loggp::kPoints].push_back(std::move(j));
+  }
+  out[loggp::kDefinitions] = loggp::Definitions();
   return out;
 }
 
@@ -107,6 +135,9 @@ json Result::ToJson() const {
       break;
     case Mode::kLop:
       out[lop::kSection] = LopJson(lop, options);
+      break;
+    case Mode::kLoggp:
+      out[loggp::kSection] = LoggpJson(loggp, options);
       break;
   }
   return out;

@@ -56,6 +56,17 @@ struct LopCurve {
   std::vector<LopPoint> points;
 };
 
+// One loggp point: Netgauge's PRTT round trips at one message size, and
+// o_r as the peer timed it.
+struct LoggpPoint {
+  Op op = Op::kSend;
+  size_t size = 0;
+  bool inline_used = false;
+  uint64_t iterations = 0;
+  double delay_ns = 0;  // d of PRTT(n,d,s)
+  Recorder prtt_1_0, prtt_n_0, prtt_n_d, o_r;
+};
+
 struct Result {
   Options options;  // normalized
   bool peer = false;
@@ -69,9 +80,10 @@ struct Result {
   std::vector<LatPoint> lat;
   std::vector<BwPoint> bw;
   std::vector<LopCurve> lop;
+  std::vector<LoggpPoint> loggp;
 
   // Root: {"tool","mode","params","device","timer","provenance","ranks",
-  // "results"|"lop"}; peer: {"tool","mode","role","device","timer",
+  // "results"|"lop"|"loggp"}; peer: {"tool","mode","role","device","timer",
   // "provenance"}.
   nlohmann::json ToJson() const;
 };

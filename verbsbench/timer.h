@@ -65,6 +65,9 @@ class Timer {
   double TicksToNs(uint64_t ticks) const {
     return static_cast<double>(ticks) * ns_per_tick_;
   }
+  uint64_t NsToTicks(double ns) const {
+    return static_cast<uint64_t>(ns / ns_per_tick_);
+  }
   // Elapsed time of one timed region with the timer overhead removed.
   double ElapsedNs(const Stamp& start, const Stamp& end) const {
     return TicksToNs(end.ticks - start.ticks) - overhead_min_ns_;

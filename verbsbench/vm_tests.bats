@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# verbsbench end to end inside the Soft-RoCE guest: every mode (lat, bw, lop)
-# with both connection paths (rdma_cm, out-of-band TCP), every output format,
-# and the error paths, with assertions on the output.
+# verbsbench end to end inside the Soft-RoCE guest: every mode (lat, bw, lop,
+# loggp) with both connection paths (rdma_cm, out-of-band TCP), every output
+# format, and the error paths, with assertions on the output.
 #   bazel build //verbsbench:verbsbench //verbsbench:json_get
 #   tests/vm/run verbsbench/vm_tests.bats          # both topologies
 #   soft-roce/vm -- bats verbsbench/vm_tests.bats  # one
@@ -215,6 +215,44 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
   echo "$n curves"
 }
 
+# ---- loggp -----------------------------------------------------------------
+# loggp_point_check TAG POINTER: a point's order holds (a train of 8
+# outlasts one round trip, the delayed one the train; o_r is a fraction of a
+# round trip; d is the median PRTT(1,0,s)); else prints what broke, fails.
+loggp_point_check() {
+  local t=$1 pt=$2 p10 pn0 pnd o_r
+  p10=$(jget "$t" "$pt/prtt_1_0/min_ns") pn0=$(jget "$t" "$pt/prtt_n_0/min_ns")
+  pnd=$(jget "$t" "$pt/prtt_n_d/min_ns") o_r=$(jget "$t" "$pt/o_r/min_ns")
+  fcmp "$pn0" ">" "$p10" || { echo "PRTT(n,0) $pn0 <= PRTT(1,0) $p10"; return 1; }
+  fcmp "$pnd" ">" "$pn0" || { echo "PRTT(n,d) $pnd <= PRTT(n,0) $pn0"; return 1; }
+  if ! fcmp "$o_r" ">" 0 || ! fcmp "$o_r" "<" "$p10"; then echo "o_r $o_r"; return 1; fi
+  fcmp "$(jget "$t" "$pt/delay_ns")" "==" "$(jget "$t" "$pt/prtt_1_0/median_ns")" ||
+    { echo "d is not the median PRTT(1,0)"; return 1; }
+  check_stats "$t" "$pt/o_r/stats" || { echo "o_r stats incomplete"; return 1; }
+}
+
+# Netgauge's PRTT trains per size and o_r timed at the peer, 8 B .. 1 KiB
+# (one MTU: above it rxe's multi-packet sends stall for guest timer ticks
+# under TCG, docs/verbsbench.md). Both sides yield between polls: rxe's
+# packet processing needs the guest's CPUs too.
+@test "loggp 8:1K: three PRTTs and o_r per size, d = the median PRTT(1,0,s)" {
+  local tag=loggp i rows why bad=""
+  vb_run "$tag" 1 loggp --wait yield -s 8:1K --loggp-n 8 -n 60 -w 6 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
+    flunk_run "$tag" "run failed"
+  rows=$(awk '/^  size / {h = 1; next} h && /^  [0-9]/ {n++} END {print n + 0}' "$VM_LOGDIR/$tag.root")
+  [ "$(jsize "$tag" /loggp/points)" = 8 ] && [ "$rows" = 8 ] && [ "$(jget "$tag" /loggp/n)" = 8 ] ||
+    flunk_run "$tag" "$rows table rows, $(jsize "$tag" /loggp/points) points"
+  [ "$(wc -l <"$VM_LOGDIR/$tag.csv")" = $((1 + 8 * 4)) ] || flunk "CSV rows" "$VM_LOGDIR/$tag.csv"
+  for ((i = 0; i < 8; i++)); do
+    why=$(loggp_point_check "$tag" /loggp/points/$i) || bad="$bad; point $i: $why"
+  done
+  [ -z "$bad" ] || flunk "points out of order:$bad" "$VM_LOGDIR/$tag.json"
+  echo "8 B (min): PRTT(1,0) $(jget "$tag" /loggp/points/0/prtt_1_0/min_ns | cut -d. -f1) ns," \
+    "gap $(jget "$tag" /loggp/points/0/derived/min_ns/gap_ns | cut -d. -f1) ns," \
+    "o_s $(jget "$tag" /loggp/points/0/derived/min_ns/o_s_ns | cut -d. -f1) ns," \
+    "o_r $(jget "$tag" /loggp/points/0/o_r/min_ns | cut -d. -f1) ns"
+}
+
 # ---- compare: the regression gate ------------------------------------------
 # Two native runs and one with both ends under the shim at +10 us one way
 # (RTT/2 +10 us), interleaved: native, shim, native, 10,000 rounds of 8 B
@@ -394,6 +432,7 @@ err_case() { # EXPECTED_REGEX ARGS...
 }
 @test "unknown mode" { err_case "unknown mode" pong; }
 @test "bad size" { err_case "bad size" lat -s 12Q; }
+@test "loggp write" { err_case "loggp measures send/recv only" loggp --op write; }
 @test "peer not reachable" { err_case "not reachable" lat 127.0.0.1 --port 1 --timeout 1; }
 @test "rdma_cm forced with bad bind" {
   local port

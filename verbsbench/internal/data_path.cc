@@ -42,6 +42,11 @@ VerbsPath::VerbsPath(Fabric& fabric, const Timer& timer, const Options& options)
   sges_.resize(slots);
 }
 
+void VerbsPath::SpinTicks(uint64_t ticks) const {
+  const uint64_t start = ReadTicks();
+  while (ReadTicks() - start < ticks) verbsemu::emulate::CpuRelax();
+}
+
 bool VerbsPath::Inline(const Message& m) const {
   return m.inl && m.op != Op::kRead && m.size <= fabric_.max_inline();
 }

@@ -28,6 +28,8 @@ class VerbsPath {
   VerbsPath(Fabric& fabric, const Timer& timer, const Options& options);
 
   Stamp Now() const { return ReadStamp(); }
+  // Busy-waits `ticks` (LogGP's d between posts, o_r's settling).
+  void SpinTicks(uint64_t ticks) const;
   // Whether `m` goes inline on this device.
   bool Inline(const Message& m) const;
 

@@ -48,6 +48,15 @@ class Measurements {
   // o_r(p): ibv_post_recv of p WRs, one call per QP or one list; per WR.
   virtual Recorder RecvOverhead(int p, bool list, uint64_t iters,
                                 uint64_t warmup) = 0;
+  // PRTT(n, d, s), Netgauge's LogGP round: n messages to peer 0, each post
+  // `delay_ns` after the previous one returned, and peer 0's one reply to
+  // the n-th. Samples are whole rounds.
+  virtual Recorder Prtt(const Message& m, int n, double delay_ns,
+                        uint64_t iters, uint64_t warmup) = 0;
+  // LogGP's o_r, timed by peer 0 on back-to-back trains of n (Train's
+  // settle_ns): per message.
+  virtual Recorder TrainRecvOverhead(const Message& m, int n, double settle_ns,
+                                     uint64_t iters, uint64_t warmup) = 0;
   // bw: streams `count` messages to peer 0 (both ways if bidirectional),
   // recording per-message completion intervals.
   virtual StreamTimes Stream(const Message& m, uint64_t count,

@@ -1,6 +1,6 @@
-// The three modes, one file each (lat.cc, bw.cc, lop_mode.cc): which points
-// to measure, with which pattern, and the typed results. They see the
-// patterns only through Measurements, so tests drive them without a device.
+// The four modes, one file each (lat.cc, bw.cc, lop_mode.cc, loggp_mode.cc):
+// which points to measure, with which pattern, and the typed results. They see
+// the patterns only through Measurements, so tests drive them without a device.
 #ifndef VERBSBENCH_INTERNAL_MODES_H_
 #define VERBSBENCH_INTERNAL_MODES_H_
 
@@ -21,6 +21,10 @@ std::vector<BwPoint> RunBw(Measurements& m, const Options& o,
                            std::ostream& progress);
 std::vector<LopCurve> RunLop(Measurements& m, const Options& o,
                              std::ostream& progress);
+// Per size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = --loggp-delay or
+// the median PRTT(1,0,s), then o_r settling for the median PRTT(n,0,s).
+std::vector<LoggpPoint> RunLoggp(Measurements& m, const Options& o,
+                                 std::ostream& progress);
 
 // Iterations per point: --iters, or with --duration the count a short pilot
 // run (given the iterations to run) says fills the duration.

@@ -49,6 +49,27 @@ class FakeMeasurements : public Measurements {
     log.push_back("or p=" + std::to_string(p) + (list ? " list" : ""));
     return Samples(iters, 7.0);
   }
+  // LogGP by formulas.h's model: o_s 500, o_r 200, L 1000, g 800 ns and
+  // G 0.25 ns/B.
+  static constexpr double kOs = 500, kOr = 200, kL = 1000, kGap = 800,
+                          kPerByte = 0.25;
+  Recorder Prtt(const Message& m, int n, double delay, uint64_t iters,
+                uint64_t) override {
+    log.push_back("prtt n=" + std::to_string(n) +
+                  (delay > 0 ? " delayed" : "") +
+                  " s=" + std::to_string(m.size));
+    const double bytes = static_cast<double>(m.size) - 1;
+    const double rtt = 2 * (kOs + kL + bytes * kPerByte + kOr);
+    const double each =
+        delay > 0 ? kOs + delay : std::max(kOs, kGap + bytes * kPerByte);
+    return Samples(iters, rtt + (n - 1) * each);
+  }
+  Recorder TrainRecvOverhead(const Message&, int n, double settle,
+                             uint64_t iters, uint64_t) override {
+    log.push_back("o_r n=" + std::to_string(n) +
+                  (settle > 0 ? " settled" : ""));
+    return Samples(iters, kOr);
+  }
   StreamTimes Stream(const Message& m, uint64_t count, bool bidir,
                      Recorder& rec) override {
     log.push_back("stream " + std::string(Name(m.op)) +
@@ -80,6 +101,9 @@ Result RunMode(Options o, FakeMeasurements& meas) {
       break;
     case Mode::kLop:
       result.lop = RunLop(meas, result.options, progress);
+      break;
+    case Mode::kLoggp:
+      result.loggp = RunLoggp(meas, result.options, progress);
       break;
   }
   return result;
@@ -232,6 +256,39 @@ TEST(RunLop, ListRoundForSendInBothInlineModesOnly) {
 }
 
 // --mode-resolution reaches every stats object the result writes.
+// Per size: the three PRTTs, then o_r; d is the median PRTT(1,0,s), and the
+// JSON's derived values give back the model's o_s, o_r and gap.
+TEST(RunLoggp, ThreeTrainsAndORPerSizeDeriveTheModel) {
+  Options o;
+  o.mode = Mode::kLoggp;
+  o.sizes = {8, 4096};
+  o.iters = 20;
+  o.loggp_n = 8;
+  FakeMeasurements meas;
+  const Result result = RunMode(o, meas);
+  EXPECT_EQ(meas.log,
+            (std::vector<std::string>{
+                "prtt n=1 s=8", "prtt n=8 s=8", "prtt n=8 delayed s=8",
+                "o_r n=8 settled", "prtt n=1 s=4096", "prtt n=8 s=4096",
+                "prtt n=8 delayed s=4096", "o_r n=8 settled"}));
+  ASSERT_EQ(result.loggp.size(), 2u);
+  const LoggpPoint& big = result.loggp[1];
+  EXPECT_DOUBLE_EQ(big.delay_ns, big.prtt_1_0.histogram().Quantile(0.5));
+  const json j = result.ToJson();
+  EXPECT_EQ(j["mode"], "loggp");
+  EXPECT_EQ(j["loggp"]["n"], 8);
+  const json& d = j["loggp"]["points"][1]["derived"]["median_ns"];
+  const double gap = FakeMeasurements::kGap + 4095 * FakeMeasurements::kPerByte;
+  EXPECT_NEAR(d["gap_ns"].get<double>(), gap, gap * 0.01);
+  EXPECT_NEAR(d["o_s_ns"].get<double>(), FakeMeasurements::kOs, 5);
+  EXPECT_NEAR(d["o_r_ns"].get<double>(), FakeMeasurements::kOr, 2);
+  EXPECT_FALSE(d["sender_bound"].get<bool>());
+  EXPECT_TRUE(d["delay_covers_gap"].get<bool>());
+  // At 8 B the posts pace the train (o_s 500 < g 800 + 7 G: not bound).
+  const json& small = j["loggp"]["points"][0]["derived"]["median_ns"];
+  EXPECT_NEAR(small["gap_ns"].get<double>(), 801.75, 8);
+}
+
 TEST(Result, ModeResolutionReachesEveryDistribution) {
   for (Mode mode : {Mode::kLat, Mode::kBw, Mode::kLop}) {
     Options o;

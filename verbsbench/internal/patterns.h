@@ -1,5 +1,6 @@
 // The root's measurement patterns (LoP's 1:n and n:1 rounds, the 1:n round
-// posted as one UD list, o_s, o_r, the bw stream), generic over the data
+// posted as one UD list, o_s, o_r, LogGP's PRTT trains, the bw stream),
+// generic over the data
 // path so tests run them on a fake path against peers on loopback channels.
 // A Path has the interface of VerbsPath (data_path.h); Now() is its timed
 // point (ticks and CPU). A sample whose two points ran on different CPUs is
@@ -142,6 +143,22 @@ class Patterns : public Measurements {
     return rec;
   }
 
+  Recorder Prtt(const Message& m, int n, double delay_ns, uint64_t iters,
+                uint64_t warmup) override {
+    Recorder rec(o_.cycle, o_.raw_limit);
+    StartTrains(m, n, 0, iters + warmup, warmup);
+    RunTrains(m, n, timer_.NsToTicks(delay_ns), iters + warmup, warmup, &rec);
+    ExpectMessage<Done>(Peer(0), o_.timeout_s);
+    return rec;
+  }
+
+  Recorder TrainRecvOverhead(const Message& m, int n, double settle_ns,
+                             uint64_t iters, uint64_t warmup) override {
+    StartTrains(m, n, settle_ns, iters + warmup, warmup);
+    RunTrains(m, n, 0, iters + warmup, warmup, nullptr);
+    return ExpectMessage<PeerResult>(Peer(0), o_.timeout_s).recorder;
+  }
+
   StreamTimes Stream(const Message& m, uint64_t count, bool bidirectional,
                      Recorder& rec) override {
     const bool send = m.op == Op::kSend;
@@ -165,6 +182,45 @@ class Patterns : public Measurements {
 
  private:
   Channel& Peer(int i) { return *peers_.at(static_cast<size_t>(i)); }
+
+  void StartTrains(const Message& m, int n, double settle_ns, uint64_t count,
+                   uint64_t warmup) {
+    Train cmd;
+    cmd.message = m;
+    cmd.count = count;
+    cmd.warmup = warmup;
+    cmd.cycle = o_.cycle;
+    cmd.raw_limit = o_.raw_limit;
+    cmd.n = static_cast<uint32_t>(n);
+    cmd.settle_ns = settle_ns;
+    path_.Arm(0, m);
+    SendMessage(Peer(0), cmd);
+    ExpectMessage<Ready>(Peer(0), o_.timeout_s);
+  }
+
+  // `count` trains of n posts, `delay` ticks apart, each timed from its
+  // first post to the reply into `rec` (if given). The send completions are
+  // reaped after each train, so no post inside one waits for queue room.
+  void RunTrains(const Message& m, int n, uint64_t delay, uint64_t count,
+                 uint64_t warmup, Recorder* rec) {
+    for (uint64_t k = 0; k < count; ++k) {
+      path_.Stage(0, m, k, false);
+      const Stamp t0 = path_.Now();
+      path_.PostStaged(0);
+      for (int j = 1; j < n; ++j) {
+        if (delay > 0) path_.SpinTicks(delay);
+        path_.Stage(0, m, k, false);
+        path_.PostStaged(0);
+      }
+      path_.AwaitReplies(1, m, k);
+      const Stamp t1 = path_.Now();
+      if (rec && k >= warmup) {
+        rec->Add(timer_.ElapsedNs(t0, t1), Migrated(t0, t1));
+      }
+      RepostConsumedRecvs(path_, 0);
+      path_.Drain(0);
+    }
+  }
 
   // RDMA read: the round trip is one signaled read from peer 0.
   Recorder ReadRoundTrip(const Message& m, uint64_t iters, uint64_t warmup,

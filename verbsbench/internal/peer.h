@@ -80,6 +80,40 @@ class Peer {
     SendMessage(root_, PeerResult{rec});
   }
 
+  void Handle(const Train& c) {
+    const Message& m = c.message;
+    Recorder rec(c.cycle, c.raw_limit);
+    path_.Arm(0, m);
+    SendMessage(root_, Ready{});
+    const uint64_t settle = timer_.NsToTicks(c.settle_ns);
+    for (uint64_t k = 0; k < c.count; ++k) {
+      if (c.settle_ns > 0) {
+        path_.AwaitReplies(1, m, k);
+        path_.SpinTicks(settle);
+        const Stamp t0 = path_.Now();
+        for (uint32_t j = 1; j < c.n; ++j) {
+          path_.AwaitReplies(1, m, k);
+          path_.PostRecvs(0, 1);
+        }
+        const Stamp t1 = path_.Now();
+        if (k >= c.warmup) {
+          rec.Add(timer_.ElapsedNs(t0, t1) / (c.n - 1), Migrated(t0, t1));
+        }
+      } else {
+        for (uint32_t j = 0; j < c.n; ++j) path_.AwaitReplies(1, m, k);
+      }
+      path_.Stage(0, m, k, false);
+      path_.PostStaged(0);
+      RepostConsumedRecvs(path_, 0);
+    }
+    path_.Drain(0);
+    if (c.settle_ns > 0) {
+      SendMessage(root_, PeerResult{rec});
+    } else {
+      SendMessage(root_, Done{});
+    }
+  }
+
   void Handle(const Sink& c) {
     path_.SinkRecvs(c.count);
     SendMessage(root_, Done{});

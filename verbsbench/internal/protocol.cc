@@ -80,6 +80,18 @@ Initiate Initiate::Decode(const json& j) {
   return c;
 }
 
+json Train::Encode() const { return EncodeFields(*this); }
+Train Train::Decode(const json& j) {
+  Train c = DecodeFields<Train>(j);
+  if (c.cycle == 0) throw std::runtime_error("cycle 0");
+  if (c.n < 1) throw std::runtime_error("train of no messages");
+  if (c.settle_ns > 0 && c.n < 2) {
+    throw std::runtime_error("o_r needs a train of 2 or more messages");
+  }
+  if (!(c.settle_ns >= 0)) throw std::runtime_error("negative settle_ns");
+  return c;
+}
+
 Command DecodeCommand(const json& j) {
   const std::string type = j.is_object() ? j.value("type", "") : "";
   try {
@@ -89,6 +101,7 @@ Command DecodeCommand(const json& j) {
     if (type == Initiate::kType) return Initiate::Decode(j);
     if (type == Sink::kType) return Sink::Decode(j);
     if (type == Stream::kType) return Stream::Decode(j);
+    if (type == Train::kType) return Train::Decode(j);
   } catch (const json::exception& e) {
     throw std::runtime_error("bad command '" + type +
                              "' from root: " + e.what());

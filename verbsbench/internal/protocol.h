@@ -1,6 +1,7 @@
 // The typed control protocol between the root and its peers: each message a
 // type with its own Encode/Decode (JSON on the wire, "type" names it).
-// Root → peer commands: Quit, Echo, EchoUd, Initiate, Sink, Stream. Peer → root
+// Root → peer commands: Quit, Echo, EchoUd, Initiate, Sink, Stream, Train.
+// Peer → root
 // replies: Ready, Done, PeerResult, Error.
 #ifndef VERBSBENCH_INTERNAL_PROTOCOL_H_
 #define VERBSBENCH_INTERNAL_PROTOCOL_H_
@@ -109,7 +110,31 @@ struct Stream {
   nlohmann::json Encode() const;
   static Stream Decode(const nlohmann::json& j);
 };
-using Command = std::variant<Quit, Echo, EchoUd, Initiate, Sink, Stream>;
+// Peer answers the last of each train of n root messages with one message
+// (Netgauge's PRTT(n,d,s)), `count` trains. With settle_ns > 0 it also
+// times o_r: after a train's first message it waits settle_ns, long enough
+// for the rest to arrive, then times retiring each of the other n-1 (poll,
+// replacement receive), and answers PeerResult (per message) for Done.
+struct Train {
+  static constexpr char kType[] = "train";
+  Message message;
+  uint64_t count = 0, warmup = 0, cycle = 1000, raw_limit = 0;
+  uint32_t n = 2;
+  double settle_ns = 0;
+  template <class Self, class Visit>
+  static void Fields(Self& self, Visit visit) {
+    visit("message", self.message);
+    visit("count", self.count);
+    visit("warmup", self.warmup);
+    visit("cycle", self.cycle);
+    visit("raw_limit", self.raw_limit);
+    visit("n", self.n);
+    visit("settle_ns", self.settle_ns);
+  }
+  nlohmann::json Encode() const;
+  static Train Decode(const nlohmann::json& j);
+};
+using Command = std::variant<Quit, Echo, EchoUd, Initiate, Sink, Stream, Train>;
 // Throws std::runtime_error on an unknown or malformed command.
 Command DecodeCommand(const nlohmann::json& j);
 

@@ -43,6 +43,17 @@ TEST(Protocol, CommandsRoundTripThroughTheirEncoding) {
   EXPECT_EQ(sb.cq_mod, 2u);
   EXPECT_EQ(sb.expect_recv, 100u);
   EXPECT_TRUE(std::holds_alternative<Quit>(DecodeCommand(Quit{}.Encode())));
+
+  Train train;
+  train.message = Message{Op::kSend, 64, false};
+  train.count = 12;
+  train.n = 16;
+  train.settle_ns = 2500.5;
+  const Train tb = std::get<Train>(DecodeCommand(train.Encode()));
+  EXPECT_EQ(tb.count, 12u);
+  EXPECT_EQ(tb.n, 16u);
+  EXPECT_DOUBLE_EQ(tb.settle_ns, 2500.5);
+  EXPECT_EQ(tb.message.size, 64u);
 }
 
 TEST(Protocol, WireNamesAreStable) {
@@ -52,6 +63,7 @@ TEST(Protocol, WireNamesAreStable) {
   EXPECT_EQ(Initiate{}.Encode()["type"], "initiate");
   EXPECT_EQ(Sink{}.Encode()["type"], "sink");
   EXPECT_EQ(Stream{}.Encode()["type"], "stream");
+  EXPECT_EQ(Train{}.Encode()["type"], "train");
   const Echo read{Message{Op::kRead, 8, false}, 1};
   EXPECT_EQ(read.Encode()["op"], "read");
 }
@@ -65,7 +77,13 @@ TEST(Protocol, BadCommandsAreRefusedWithAReason) {
         json::parse(R"({"type":"sink","count":"many"})"),
         json::parse(R"({"type":"echo_ud","op":"send","size":8,"inline":true})"),
         json::parse(R"({"type":"echo","op":"send","size":0,"inline":false,
-                       "count":1})")}) {
+                       "count":1})"),
+        json::parse(R"({"type":"train","op":"send","size":8,"inline":false,
+                       "count":1,"warmup":0,"cycle":1,"raw_limit":0,"n":0,
+                       "settle_ns":0})"),
+        json::parse(R"({"type":"train","op":"send","size":8,"inline":false,
+                       "count":1,"warmup":0,"cycle":1,"raw_limit":0,"n":1,
+                       "settle_ns":100})")}) {
     EXPECT_THROW(DecodeCommand(bad), std::runtime_error) << bad.dump();
   }
 }
