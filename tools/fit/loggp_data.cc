@@ -17,6 +17,9 @@ namespace lk = verbsbench::loggp::key;
 // Largest size and train accepted (keeps every conversion defined).
 constexpr double kMaxSize = 1e12;
 constexpr double kMaxN = 1e9;
+// Far more sizes than a run has (powers of two up to 1 GiB are 31); keeps
+// the segmentation's O(sizes³) small.
+constexpr std::size_t kMaxPoints = 1000;
 
 std::string Integer(double v) {
   return std::to_string(static_cast<long long>(v));
@@ -147,6 +150,10 @@ LoggpRun ParseLoggp(const json& doc, LoggpStat stat) {
   run.n = static_cast<int>(n);
   if (!section.contains(lg::kPoints) || !section[lg::kPoints].is_array()) {
     throw LoggpInputError("\"loggp\" has no \"points\" array");
+  }
+  if (section[lg::kPoints].size() > kMaxPoints) {
+    throw LoggpInputError("\"loggp\" has more than " +
+                          std::to_string(kMaxPoints) + " points");
   }
   for (const json& pt : section[lg::kPoints]) {
     run.points.push_back(ParsePoint(pt, run.points.size(), stat, run.n));

@@ -59,16 +59,23 @@ struct Splits {
 Splits BestSplits(const GapData& d, int max_k) {
   const std::size_t m = d.x.size(), p = kMinSegmentPoints;
   const auto ks = static_cast<std::size_t>(max_k);
+  // cost[i * (m + 1) + j]: the line's WSSR over points [i, j), computed
+  // once (O(m³) for the few dozen sizes of a run).
+  std::vector<double> cost(m * (m + 1), kInf);
+  for (std::size_t i = 0; i + p <= m; ++i) {
+    for (std::size_t j = i + p; j <= m; ++j) {
+      cost[i * (m + 1) + j] = LineWssr(d, i, j - 1);
+    }
+  }
   // best[k][j]: k+1 segments over points [0, j); from[k][j]: last start.
   std::vector<std::vector<double>> best(ks, std::vector<double>(m + 1, kInf));
   std::vector<std::vector<std::size_t>> from(
       ks, std::vector<std::size_t>(m + 1, 0));
-  for (std::size_t j = p; j <= m; ++j) best[0][j] = LineWssr(d, 0, j - 1);
+  for (std::size_t j = p; j <= m; ++j) best[0][j] = cost[j];
   for (std::size_t k = 1; k < ks; ++k) {
     for (std::size_t j = (k + 1) * p; j <= m; ++j) {
       for (std::size_t i = k * p; i + p <= j; ++i) {
-        if (!std::isfinite(best[k - 1][i])) continue;
-        const double c = best[k - 1][i] + LineWssr(d, i, j - 1);
+        const double c = best[k - 1][i] + cost[i * (m + 1) + j];
         if (c < best[k][j]) best[k][j] = c, from[k][j] = i;
       }
     }
