@@ -1,0 +1,92 @@
+#!/bin/bash
+# CLI contract of loggpfit: bad input gives exactly one line on stderr
+# starting with "loggpfit: error:" and exit 1 (input) or 2 (usage); a good
+# run exits 0, and loggpfit recovers the parameters a synthetic run was
+# made from: the breakpoint, and g and G within 5% of the truth.
+#   loggpfit_cli_test.sh LOGGPFIT LOGGP_SYNTH
+set -u
+LOGGPFIT="$1"
+SYNTH="$2"
+T="${TEST_TMPDIR:-$(mktemp -d)}"
+fails=0
+
+# expect_error NAME CODE STDERR_REGEX -- ARGS...
+expect_error() {
+  local name="$1" want_code="$2" regex="$3"
+  shift 4
+  "$LOGGPFIT" "$@" >"$T/out" 2>"$T/err"
+  local code=$? lines
+  lines=$(wc -l <"$T/err")
+  if [[ $code -ne $want_code ]]; then
+    echo "FAIL $name: exit $code, want $want_code"; fails=$((fails + 1))
+  elif [[ $lines -ne 1 ]]; then
+    echo "FAIL $name: $lines stderr lines, want 1:"; cat "$T/err"
+    fails=$((fails + 1))
+  elif ! grep -Eq "^loggpfit: error: $regex" "$T/err"; then
+    echo "FAIL $name: stderr '$(cat "$T/err")' !~ $regex"; fails=$((fails + 1))
+  elif [[ -s "$T/out" ]]; then
+    echo "FAIL $name: unexpected stdout"; fails=$((fails + 1))
+  else
+    echo "ok   $name: $(cat "$T/err")"
+  fi
+}
+
+# Two protocols: g = 1500 ns, G = 0.5 ns/B up to 4 KiB; g = 3000 ns,
+# G = 0.25 ns/B from 8 KiB; 1% noise on every measured value.
+"$SYNTH" os=900 or=300 L=2000 n=16 noise=0.01 seed=7 sizes=1:65536 \
+  seg=1:1500:0.5 seg=8192:3000:0.25 >"$T/run.json" ||
+  { echo "FAIL synth"; exit 1; }
+printf '{"tool":"verbsbench","mode":"lop","lop":{"curves":[]}}' >"$T/lop.json"
+printf '{"tool":"verbsbench","mode":"loggp","loggp":{"n":16,' >"$T/cut.json"
+
+expect_error no_input 2 "no input file" --
+expect_error bad_stat 2 "--stat must be min or median, not 'mean'" -- --stat mean "$T/run.json"
+expect_error bad_option 2 "unrecognised option|unrecognized option" -- --bogus "$T/run.json"
+expect_error bad_segments 2 "--max-segments must be between 1 and 100" -- --max-segments 0 "$T/run.json"
+expect_error missing_file 1 "cannot open '$T/nope.json'" -- "$T/nope.json"
+expect_error foreign 1 ".*mode 'lop' output; loggpfit needs" -- "$T/lop.json"
+expect_error malformed 1 "'$T/cut.json' is not valid JSON" -- "$T/cut.json"
+expect_error bad_json_out 1 "cannot write" -- --json /proc/nope/x.json "$T/run.json"
+
+if "$LOGGPFIT" --json "$T/fit.json" "$T/run.json" >"$T/out" 2>"$T/err" &&
+    [[ ! -s "$T/err" ]]; then
+  echo "ok   good_run"
+else
+  echo "FAIL good_run: $(cat "$T/err")"; fails=$((fails + 1))
+fi
+# The segment blocks, in order: segment 1's g and G, then segment 2's.
+sed -n '/^segment 1:/,/^segment 2:/p' "$T/out" >"$T/seg1"
+sed -n '/^segment 2:/,$p' "$T/out" >"$T/seg2"
+# check NAME FILE LINE_REGEX VALUE: the estimate on FILE's first line
+# matching LINE_REGEX ("  g = EST ns  SE ..") is within 5% of VALUE. One
+# run at one seed; the 95% intervals' coverage is loggp_fit_test's (over
+# 400 seeds).
+check() {
+  if grep -E -m 1 "$3" "$2" |
+      awk -v v="$4" '{ e = $3 - v; if (e < 0) e = -e } e <= 0.05 * v { ok = 1 }
+        END { exit !ok }'; then
+    echo "ok   $1"
+  else
+    echo "FAIL $1: $(grep -E -m 1 "$3" "$2")"; fails=$((fails + 1))
+  fi
+}
+if grep -q '^segment 1: sizes 1\.\.4096 ' "$T/out" &&
+    grep -q '^segment 2: sizes 8192\.\.65536 ' "$T/out" &&
+    ! grep -q '^segment 3:' "$T/out"; then
+  echo "ok   breakpoint"
+else
+  echo "FAIL breakpoint:"; grep '^segment' "$T/out"; fails=$((fails + 1))
+fi
+check g1 "$T/seg1" '^  g = ' 1500
+check G1 "$T/seg1" '^  G = ' 0.5
+check g2 "$T/seg2" '^  g = ' 3000
+check G2 "$T/seg2" '^  G = ' 0.25
+if grep -q '"tool": "loggpfit"' "$T/fit.json" &&
+    grep -q '"identified": true' "$T/fit.json"; then
+  echo "ok   json"
+else
+  echo "FAIL json"; fails=$((fails + 1))
+fi
+
+[[ $fails -eq 0 ]] || { echo "$fails failure(s)"; exit 1; }
+echo "all ok"
