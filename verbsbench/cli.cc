@@ -76,7 +76,7 @@ po::options_description Describe(CommandLine& cl, Text& t) {
       ("peers,P", po::value<int>(&o.peers)->default_value(1), "lop root: number of peers to accept")
       ("p", po::value<std::string>(&t.p_spec), "lop: p values, e.g. 1:16 or 1,2,4,8 (default 1..P)")
       ("loggp-n", po::value<int>(&o.loggp_n)->default_value(16), "loggp: messages per PRTT(n,d,s) train")
-      ("loggp-delay", po::value<std::string>(&t.loggp_delay), "loggp: d of PRTT(n,d,s), e.g. 50us (default: the median PRTT(1,0,s) of each size)")
+      ("loggp-delay", po::value<std::string>(&t.loggp_delay), "loggp: d of PRTT(n,d,s), e.g. 50us (default per size: the median PRTT(1,0,s) or twice the gap, the larger)")
       ("max-inline,I", po::value<uint32_t>(&o.max_inline)->default_value(256), "inline size to request from the device")
       ("timeout", po::value<double>(&o.timeout_s)->default_value(30), "seconds to wait for peers/messages")
       ("json", po::value<std::string>(&cl.outputs.json), "write the whole run as JSON to FILE (- = stdout)")

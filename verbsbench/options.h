@@ -129,7 +129,7 @@ struct Options {
   std::vector<int> p_values;  // lop: p values measured (default 1..P)
 
   // loggp: messages per PRTT train (Netgauge's n), and d of PRTT(n,d,s)
-  // (0: the median PRTT(1,0,s) of each size, as Netgauge takes it).
+  // (0: per size, the larger of the median PRTT(1,0,s) and twice the gap).
   int loggp_n = 16;
   double loggp_delay_ns = 0;
 

@@ -16,6 +16,7 @@ source "$BATS_TEST_DIRNAME/../shim/vm_lib.sh"
 # link moves with a build of another --config.
 VB=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/verbsbench
 JG=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/json_get
+LOGGPFIT=${VERBSEMU_BIN:-$PWD/bazel-bin}/tools/fit/loggpfit
 ADDR=$SERVER_ADDR
 VB_PREFIX=()
 
@@ -218,7 +219,8 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
 # ---- loggp -----------------------------------------------------------------
 # loggp_point_check TAG POINTER: a point's order holds (a train of 8
 # outlasts one round trip, the delayed one the train; o_r is a fraction of a
-# round trip; d is the median PRTT(1,0,s)); else prints what broke, fails.
+# round trip; d is at least the median PRTT(1,0,s)); else prints what
+# broke, fails.
 loggp_point_check() {
   local t=$1 pt=$2 p10 pn0 pnd o_r
   p10=$(jget "$t" "$pt/prtt_1_0/min_ns") pn0=$(jget "$t" "$pt/prtt_n_0/min_ns")
@@ -226,8 +228,8 @@ loggp_point_check() {
   fcmp "$pn0" ">" "$p10" || { echo "PRTT(n,0) $pn0 <= PRTT(1,0) $p10"; return 1; }
   fcmp "$pnd" ">" "$pn0" || { echo "PRTT(n,d) $pnd <= PRTT(n,0) $pn0"; return 1; }
   if ! fcmp "$o_r" ">" 0 || ! fcmp "$o_r" "<" "$p10"; then echo "o_r $o_r"; return 1; fi
-  fcmp "$(jget "$t" "$pt/delay_ns")" "==" "$(jget "$t" "$pt/prtt_1_0/median_ns")" ||
-    { echo "d is not the median PRTT(1,0)"; return 1; }
+  fcmp "$(jget "$t" "$pt/delay_ns")" ">=" "$(jget "$t" "$pt/prtt_1_0/median_ns")" ||
+    { echo "d is below the median PRTT(1,0)"; return 1; }
   check_stats "$t" "$pt/o_r/stats" || { echo "o_r stats incomplete"; return 1; }
 }
 
@@ -235,7 +237,7 @@ loggp_point_check() {
 # (one MTU: above it rxe's multi-packet sends stall for guest timer ticks
 # under TCG, docs/verbsbench.md). Both sides yield between polls: rxe's
 # packet processing needs the guest's CPUs too.
-@test "loggp 8:1K: three PRTTs and o_r per size, d = the median PRTT(1,0,s)" {
+@test "loggp 8:1K: three PRTTs and o_r per size" {
   local tag=loggp i rows why bad=""
   vb_run "$tag" 1 loggp --wait yield -s 8:1K --loggp-n 8 -n 60 -w 6 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
     flunk_run "$tag" "run failed"
@@ -251,6 +253,26 @@ loggp_point_check() {
     "gap $(jget "$tag" /loggp/points/0/derived/min_ns/gap_ns | cut -d. -f1) ns," \
     "o_s $(jget "$tag" /loggp/points/0/derived/min_ns/o_s_ns | cut -d. -f1) ns," \
     "o_r $(jget "$tag" /loggp/points/0/o_r/min_ns | cut -d. -f1) ns"
+}
+
+# LogGP measures the link verbsemu emulates: with both ends under the shim's
+# pacer at 100 Mbit/s (80 ns/B), every train of 4K..32K messages is paced by
+# the virtual link, and loggpfit's G must come out at 80 ns/B (5%; in the
+# test bed 79.9 ns/B, 95% interval 79.2..80.6, docs/fitting.md). Defer mode:
+# posts return at once, so the sender's CPU does not pace the train.
+@test "loggp under the shim's pacer at 100 Mbit/s: loggpfit finds G = 80 ns/B" {
+  [ -x "$VERBSEMU" ] || flunk "no shim launcher $VERBSEMU: bazel build //shim:verbsemu //shim:libverbsemu.so"
+  [ -x "$LOGGPFIT" ] || flunk "no $LOGGPFIT: bazel build //tools/fit:loggpfit"
+  local tag=loggp_pace big_g
+  VB_PREFIX=("$VERBSEMU" run --bandwidth 100Mbit/s --bw-mode pace --latency-mode defer --)
+  vb_run "$tag" 1 loggp --wait yield -s 4K:32K --loggp-n 8 -n 40 -w 4 -- -q || flunk_run "$tag" "run failed"
+  VB_PREFIX=()
+  "$LOGGPFIT" --json "$VM_LOGDIR/$tag.fit.json" "$VM_LOGDIR/$tag.json" >"$VM_LOGDIR/$tag.fit" 2>&1 ||
+    flunk "loggpfit failed" "$VM_LOGDIR/$tag.fit"
+  big_g=$("$JG" "$VM_LOGDIR/$tag.fit.json" /segments/0/G_ns_per_byte/value 2>/dev/null || true)
+  [ -n "$big_g" ] && fcmp "$big_g" ">" 76 && fcmp "$big_g" "<" 84 ||
+    flunk "G = '$big_g' ns/B, expected 80 +- 5%" "$VM_LOGDIR/$tag.fit" "$VM_LOGDIR/$tag.root"
+  echo "G = $big_g ns/B ($(grep -c '^ *[0-9]' "$VM_LOGDIR/$tag.fit") sizes)"
 }
 
 # ---- compare: the regression gate ------------------------------------------

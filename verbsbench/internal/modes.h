@@ -22,7 +22,8 @@ std::vector<BwPoint> RunBw(Measurements& m, const Options& o,
 std::vector<LopCurve> RunLop(Measurements& m, const Options& o,
                              std::ostream& progress);
 // Per size: PRTT(1,0,s), PRTT(n,0,s), PRTT(n,d,s) with d = --loggp-delay or
-// the median PRTT(1,0,s), then o_r settling for the median PRTT(n,0,s).
+// the larger of the median PRTT(1,0,s) and twice the gap, then o_r settling
+// for the median PRTT(n,0,s).
 std::vector<LoggpPoint> RunLoggp(Measurements& m, const Options& o,
                                  std::ostream& progress);
 

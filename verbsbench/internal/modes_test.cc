@@ -51,8 +51,9 @@ class FakeMeasurements : public Measurements {
   }
   // LogGP by formulas.h's model: o_s 500, o_r 200, L 1000, g 800 ns and
   // G 0.25 ns/B.
-  static constexpr double kOs = 500, kOr = 200, kL = 1000, kGap = 800,
-                          kPerByte = 0.25;
+  static constexpr double kOs = 500, kOr = 200, kL = 1000, kPerByte = 0.25;
+  static constexpr double kGap = 800;
+  double gap = kGap;  // g, settable: a link narrower than its latency
   Recorder Prtt(const Message& m, int n, double delay, uint64_t iters,
                 uint64_t) override {
     log.push_back("prtt n=" + std::to_string(n) +
@@ -60,8 +61,9 @@ class FakeMeasurements : public Measurements {
                   " s=" + std::to_string(m.size));
     const double bytes = static_cast<double>(m.size) - 1;
     const double rtt = 2 * (kOs + kL + bytes * kPerByte + kOr);
-    const double each =
-        delay > 0 ? kOs + delay : std::max(kOs, kGap + bytes * kPerByte);
+    const double each = delay > 0
+                            ? std::max(kOs + delay, gap + bytes * kPerByte)
+                            : std::max(kOs, gap + bytes * kPerByte);
     return Samples(iters, rtt + (n - 1) * each);
   }
   Recorder TrainRecvOverhead(const Message&, int n, double settle,
@@ -287,6 +289,23 @@ TEST(RunLoggp, ThreeTrainsAndORPerSizeDeriveTheModel) {
   // At 8 B the posts pace the train (o_s 500 < g 800 + 7 G: not bound).
   const json& small = j["loggp"]["points"][0]["derived"]["median_ns"];
   EXPECT_NEAR(small["gap_ns"].get<double>(), 801.75, 8);
+}
+
+// Where the gap outlasts a round trip, d = PRTT(1,0,s) would leave the
+// delayed train paced by the gap: d is twice the gap instead.
+TEST(RunLoggp, DelayCoversAGapLongerThanTheRoundTrip) {
+  Options o;
+  o.mode = Mode::kLoggp;
+  o.sizes = {64};
+  o.iters = 20;
+  FakeMeasurements meas;
+  meas.gap = 50000;
+  const Result result = RunMode(o, meas);
+  const LoggpPoint& pt = result.loggp.at(0);
+  EXPECT_GT(pt.delay_ns, 2 * 0.99 * (50000 + 63 * FakeMeasurements::kPerByte));
+  const json d = result.ToJson()["loggp"]["points"][0]["derived"]["median_ns"];
+  EXPECT_TRUE(d["delay_covers_gap"].get<bool>());
+  EXPECT_NEAR(d["o_s_ns"].get<double>(), FakeMeasurements::kOs, 50);
 }
 
 TEST(Result, ModeResolutionReachesEveryDistribution) {

@@ -40,7 +40,9 @@ json Definitions() {
        "o_r: at the server, retiring one receive that has already arrived "
        "(ibv_poll_cq) and posting its replacement (ibv_post_recv), per "
        "message (ns)"},
-      {key::kDelayNs, "d of PRTT(n,d,s): the median PRTT(1,0,s) unless set"},
+      {key::kDelayNs,
+       "d of PRTT(n,d,s), unless set: the larger of the median PRTT(1,0,s) "
+       "(Netgauge's) and twice the median gap"},
       {key::kGapNs, "(PRTT(n,0,s) - PRTT(1,0,s))/(n-1) = max(o_s, g + (s-1)G)"},
       {key::kOsNs, "o_s = (PRTT(n,d,s) - PRTT(1,0,s))/(n-1) - d"},
       {key::kHalfRttNs, "PRTT(1,0,s)/2 = o_s + L + (s-1)G + o_r"},
