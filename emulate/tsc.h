@@ -5,6 +5,7 @@
 #ifndef VERBSEMU_EMULATE_TSC_H_
 #define VERBSEMU_EMULATE_TSC_H_
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -75,7 +76,7 @@ struct TscCalibration {
   uint64_t spin_fixed_cost_ticks = 0;
 
   uint64_t NsToTicks(double ns) const {
-    return ns <= 0 ? 0 : static_cast<uint64_t>(ns * ticks_per_ns + 0.5);
+    return ns <= 0 ? 0 : static_cast<uint64_t>(std::llround(ns * ticks_per_ns));
   }
   double TicksToNs(uint64_t ticks) const {
     return static_cast<double>(ticks) / ticks_per_ns;

@@ -81,6 +81,7 @@ json CurveJson(const LopCurve& c, const Options& o) {
 
 json LopJson(const std::vector<LopCurve>& curves, const Options& o) {
   std::vector<json> measured;
+  measured.reserve(curves.size());
   for (const LopCurve& c : curves) measured.push_back(CurveJson(c, o));
   std::vector<json> derived = lop::DeriveCurves(measured);
   json out = {{lop::kCurves, json::array()}};
