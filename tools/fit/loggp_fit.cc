@@ -97,24 +97,47 @@ Splits BestSplits(const GapData& d, int max_k) {
   return out;
 }
 
-// The number of segments AICc chooses (1 if no candidate has an AICc).
-int ChooseSegments(const GapData& d, int max_k,
-                   std::vector<SegmentationCandidate>& candidates,
+// The places one breakpoint can take with kMinSegmentPoints on each side.
+// For K = 1 -> 2 these are exactly the places searched; for more segments
+// the new breakpoint falls in one of the K segments, whose places add up
+// to at most this (the old breakpoints move too, but a real break pins
+// them), so alpha / m stays the Bonferroni level of the search.
+std::size_t BreakpointPositions(std::size_t points) {
+  const std::size_t p = kMinSegmentPoints;
+  return points >= 2 * p ? points - 2 * p + 1 : 0;
+}
+
+// The number of segments: from K = 1 up, K+1 is taken while AICc falls
+// and the extra line's F-test passes at split_level (the sequential test
+// of Bai and Perron, 1998, with a Bonferroni level in place of their
+// sup-F tables). Fills the candidates and the chosen segments' starts.
+int ChooseSegments(const GapData& d, LoggpAnalysis& a,
                    std::vector<std::size_t>& starts) {
   const std::size_t m = d.x.size();
   // More segments than m / kMinSegmentPoints cannot be placed.
-  max_k = std::min(max_k, static_cast<int>(m / kMinSegmentPoints));
+  const int max_k =
+      std::min(a.max_segments, static_cast<int>(m / kMinSegmentPoints));
   const Splits splits = BestSplits(d, max_k);
+  // Exact fits differ by rounding only: no evidence either way.
+  const double floor = kExactWssrPerPoint * static_cast<double>(m);
   int chosen = 1;
-  double best = kInf;
   for (int k = 1; k <= max_k; ++k) {
     const double wssr = splits.wssr[k - 1];
     if (!std::isfinite(wssr)) break;  // too few points for k segments
     const auto params = static_cast<std::size_t>(3 * k - 1);
-    const double floor = kExactWssrPerPoint * static_cast<double>(m);
-    const double aicc = Aicc(std::max(wssr, floor), m, params);
-    candidates.push_back({k, wssr, aicc});
-    if (std::isfinite(aicc) && aicc < best) best = aicc, chosen = k;
+    SegmentationCandidate c{k, wssr, Aicc(std::max(wssr, floor), m, params)};
+    if (k > 1) {
+      const SegmentationCandidate& prev = a.candidates.back();
+      const std::size_t lines = 2 * static_cast<std::size_t>(k);
+      c.split_p = NestedFTest(std::max(prev.wssr, floor), lines - 2,
+                              std::max(wssr, floor), lines, m)
+                      .p_value;
+      // NaN (an AICc or p not defined) never splits.
+      if (chosen == k - 1 && c.aicc < prev.aicc && c.split_p < a.split_level) {
+        chosen = k;
+      }
+    }
+    a.candidates.push_back(c);
   }
   starts = splits.starts[chosen - 1];
   return chosen;
@@ -229,6 +252,7 @@ LoggpAnalysis AnalyzeLoggp(const LoggpRun& run,
   a.stat = run.stat;
   a.n = run.n;
   a.max_segments = std::max(1, options.max_segments);
+  a.split_alpha = options.split_alpha;
   a.params = run.params;
   a.device = run.device;
   for (const LoggpPoint& p : run.points) {
@@ -244,8 +268,12 @@ LoggpAnalysis AnalyzeLoggp(const LoggpRun& run,
                        std::to_string(kMinSegmentPoints) + " needed";
     return a;
   }
+  a.split_positions = BreakpointPositions(d.x.size());
+  if (a.split_positions > 0) {
+    a.split_level = a.split_alpha / static_cast<double>(a.split_positions);
+  }
   std::vector<std::size_t> starts;
-  ChooseSegments(d, a.max_segments, a.candidates, starts);
+  ChooseSegments(d, a, starts);
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const std::size_t last =
         k + 1 < starts.size() ? starts[k + 1] - 1 : d.x.size() - 1;

@@ -60,9 +60,17 @@ void PrintEstimate(std::ostream& out, const char* name, const Estimate& e,
 }
 
 void PrintSegments(std::ostream& out, const LoggpAnalysis& a) {
-  out << "segmentations (AICc, lowest chosen):";
+  if (a.split_positions == 0) {
+    out << "segmentations (no place for a breakpoint with " << kMinSegmentPoints
+        << " sizes on each side):";
+  } else {
+    out << "segmentations (K+1 over K while AICc falls and the F-test p < "
+        << Sci(a.split_alpha) << "/" << a.split_positions << " = "
+        << Sci(a.split_level) << "):";
+  }
   for (const SegmentationCandidate& c : a.candidates) {
-    out << "  K=" << c.segments << " " << Sci(c.aicc);
+    out << "  K=" << c.segments << " AICc " << Sci(c.aicc);
+    if (c.segments > 1) out << " p " << Sci(c.split_p);
   }
   out << "\n";
   for (std::size_t k = 0; k < a.segments.size(); ++k) {
@@ -142,7 +150,8 @@ json LoggpToJson(const LoggpAnalysis& a) {
   for (const SegmentationCandidate& c : a.candidates) {
     candidates.push_back({{"segments", c.segments},
                           {"wssr", Num(c.wssr)},
-                          {"aicc", Num(c.aicc)}});
+                          {"aicc", Num(c.aicc)},
+                          {"split_p_value", Num(c.split_p)}});
   }
   json sizes = json::array();
   for (const LoggpSize& s : a.sizes) sizes.push_back(SizeJson(s));
@@ -150,6 +159,9 @@ json LoggpToJson(const LoggpAnalysis& a) {
           {"statistic", LoggpStatName(a.stat)},
           {"n", a.n},
           {"max_segments", a.max_segments},
+          {"split_alpha", Num(a.split_alpha)},
+          {"split_positions", a.split_positions},
+          {"split_level", Num(a.split_level)},
           {"params", a.params},
           {"device", a.device},
           {"identified", a.identified()},

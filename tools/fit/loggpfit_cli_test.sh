@@ -2,10 +2,12 @@
 # CLI contract of loggpfit: bad input gives exactly one line on stderr
 # starting with "loggpfit: error:" and exit 1 (input) or 2 (usage); a good
 # run exits 0, and loggpfit recovers the parameters a synthetic run was
-# made from: the breakpoint, and g and G within 5% of the truth.
+# made from: the breakpoint, and g and G within 5% of the truth; the
+# split's F-test p-value is reported, and --split-alpha below it refuses
+# the split.
 # Then the two test-bed runs (tools/internal/loggp_rxe.sh): on rxe every
 # train is paced by the sender (g and G not identified, said in one line);
-# under verbsemu's pacer at 100 Mbit/s G is 80 ns/B.
+# under verbsemu's pacer at 100 Mbit/s one segment, G = 80 ns/B.
 #   loggpfit_cli_test.sh LOGGPFIT LOGGP_SYNTH RXE_RUN PACED_RUN
 set -u
 LOGGPFIT="$1"
@@ -48,6 +50,10 @@ expect_error no_input 2 "no input file" --
 expect_error bad_stat 2 "--stat must be min or median, not 'mean'" -- --stat mean "$T/run.json"
 expect_error bad_option 2 "unrecognised option|unrecognized option" -- --bogus "$T/run.json"
 expect_error bad_segments 2 "--max-segments must be between 1 and 100" -- --max-segments 0 "$T/run.json"
+expect_error split_alpha_0 2 "--split-alpha must be above 0 and below 1" -- --split-alpha 0 "$T/run.json"
+expect_error split_alpha_1 2 "--split-alpha must be above 0 and below 1" -- --split-alpha 1 "$T/run.json"
+expect_error split_alpha_nan 2 "--split-alpha must be above 0 and below 1" -- --split-alpha nan "$T/run.json"
+expect_error split_alpha_text 2 ".*'--split-alpha' is invalid" -- --split-alpha x "$T/run.json"
 expect_error missing_file 1 "cannot open '$T/nope.json'" -- "$T/nope.json"
 expect_error foreign 1 ".*mode 'lop' output; loggpfit needs" -- "$T/lop.json"
 expect_error malformed 1 "'$T/cut.json' is not valid JSON" -- "$T/cut.json"
@@ -86,6 +92,20 @@ check g1 "$T/seg1" '^  g = ' 1500
 check G1 "$T/seg1" '^  G = ' 0.5
 check g2 "$T/seg2" '^  g = ' 3000
 check G2 "$T/seg2" '^  G = ' 0.25
+# The candidates with the accepted split's p-value (the run's is ~1e-14).
+if grep -Eq '^segmentations .*p < 0\.05/12 = .*K=2 AICc \S+ p [0-9.]+e-' "$T/out" &&
+    grep -q '"split_p_value": [0-9.]*e-' "$T/fit.json"; then
+  echo "ok   split_p"
+else
+  echo "FAIL split_p:"; grep '^segmentations' "$T/out"; fails=$((fails + 1))
+fi
+if "$LOGGPFIT" --split-alpha 1e-20 "$T/run.json" >"$T/strict" 2>"$T/err" &&
+    grep -q '^segment 1: sizes 1\.\.65536 ' "$T/strict"; then
+  echo "ok   split_alpha_refuses"
+else
+  echo "FAIL split_alpha_refuses:"; grep '^segment' "$T/strict"; cat "$T/err"
+  fails=$((fails + 1))
+fi
 if grep -q '"tool": "loggpfit"' "$T/fit.json" &&
     grep -q '"identified": true' "$T/fit.json"; then
   echo "ok   json"
@@ -101,6 +121,11 @@ else
   echo "FAIL rxe_sender_bound: $(tail -1 "$T/rxe") $(cat "$T/err")"; fails=$((fails + 1))
 fi
 if "$LOGGPFIT" "$PACED_RUN" >"$T/paced" 2>"$T/err"; then
+  if grep -q '^segment 1:' "$T/paced" && ! grep -q '^segment 2:' "$T/paced"; then
+    echo "ok   paced_one_segment"
+  else
+    echo "FAIL paced_one_segment:"; grep '^segment' "$T/paced"; fails=$((fails + 1))
+  fi
   check paced_G "$T/paced" '^  G = ' 80
 else
   echo "FAIL paced: $(cat "$T/err")"; fails=$((fails + 1))

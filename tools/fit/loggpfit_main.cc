@@ -1,7 +1,7 @@
 // loggpfit: LogGP from `verbsbench loggp --json` output (Netgauge's PRTT
-// method): g and G per segment of sizes by segmented regression chosen by
-// AICc, and L, o_s, o_r per size (loggp_fit.h). Exit 0, 1 bad input, 2
-// usage, with one line on stderr. See docs/fitting.md.
+// method): g and G per segment of sizes by segmented regression (a split
+// needs AICc and a Bonferroni F-test), and L, o_s, o_r per size (loggp_fit.h).
+// Exit 0, 1 bad input, 2 usage, with one line on stderr. See docs/fitting.md.
 #include <boost/program_options.hpp>
 #include <exception>
 #include <fstream>
@@ -18,8 +18,8 @@ namespace fit = verbsemu::fit;
 namespace {
 
 constexpr char kUsage[] =
-    "usage: loggpfit [--stat min|median] [--max-segments K] [--json FILE] "
-    "RUN.json";
+    "usage: loggpfit [--stat min|median] [--max-segments K] [--split-alpha A] "
+    "[--json FILE] RUN.json";
 
 int Fail(const std::string& msg, int code) {
   std::cerr << "loggpfit: error: " << msg << "\n";
@@ -33,6 +33,8 @@ po::options_description Options() {
       "statistic to fit: min or median (Netgauge's)")(
       "max-segments", po::value<int>()->default_value(3),
       "at most K segments of sizes with their own g and G (1..100)")(
+      "split-alpha", po::value<double>()->default_value(0.05),
+      "a split's F-test level over all breakpoint places searched, 0 < A < 1")(
       "json", po::value<std::string>(), "write the results as JSON to FILE");
   return opts;
 }
@@ -89,6 +91,11 @@ int Run(int argc, char** argv) {
   options.max_segments = vm["max-segments"].as<int>();
   if (options.max_segments < 1 || options.max_segments > 100) {
     return Fail("--max-segments must be between 1 and 100", 2);
+  }
+  options.split_alpha = vm["split-alpha"].as<double>();
+  // Written so that NaN fails too.
+  if (!(options.split_alpha > 0 && options.split_alpha < 1)) {
+    return Fail("--split-alpha must be above 0 and below 1", 2);
   }
   try {
     return Analyse(vm, *stat, options);
