@@ -4,29 +4,12 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/fit/report_format.h"
+
 namespace verbsemu::fit {
 namespace {
 
 using nlohmann::json;
-
-json Num(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  return v;
-}
-
-std::string Fmt(double v, int width, int prec) {
-  if (!std::isfinite(v)) return std::string(width - 1, ' ') + "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%*.*f", width, prec, v);
-  return buf;
-}
-
-std::string Sci(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::string Flags(const LoggpSize& s) {
   std::string out;
@@ -39,10 +22,12 @@ void PrintSizes(std::ostream& out, const LoggpAnalysis& a) {
          "        o_r        gap    fit gap  resid%  flags\n";
   for (const LoggpSize& s : a.sizes) {
     const LoggpPoint& p = s.point;
-    out << Fmt(p.size, 9, 0) << Fmt(p.prtt_1_0, 11, 1) << Fmt(p.prtt_n_0, 11, 1)
-        << Fmt(p.prtt_n_d, 11, 1) << Fmt(s.latency, 11, 1) << Fmt(p.o_s, 11, 1)
-        << Fmt(p.o_r, 11, 1) << Fmt(p.gap, 11, 1) << Fmt(s.fitted_gap, 11, 1)
-        << Fmt(100 * s.rel_residual, 8, 2);
+    out << FixedOrDash(p.size, 9, 0) << FixedOrDash(p.prtt_1_0, 11, 1)
+        << FixedOrDash(p.prtt_n_0, 11, 1) << FixedOrDash(p.prtt_n_d, 11, 1)
+        << FixedOrDash(s.latency, 11, 1) << FixedOrDash(p.o_s, 11, 1)
+        << FixedOrDash(p.o_r, 11, 1) << FixedOrDash(p.gap, 11, 1)
+        << FixedOrDash(s.fitted_gap, 11, 1)
+        << FixedOrDash(100 * s.rel_residual, 8, 2);
     if (!s.flags.empty()) out << "  " << Flags(s);
     out << "\n";
   }
@@ -50,10 +35,11 @@ void PrintSizes(std::ostream& out, const LoggpAnalysis& a) {
 
 void PrintEstimate(std::ostream& out, const char* name, const Estimate& e,
                    const char* unit) {
-  out << "  " << name << " = " << Sci(e.value) << " " << unit;
+  out << "  " << name << " = " << SciOrDash(e.value) << " " << unit;
   if (std::isfinite(e.half95)) {
-    out << "  SE " << Sci(e.se) << "  95% [" << Sci(e.value - e.half95) << ", "
-        << Sci(e.value + e.half95) << "]\n";
+    out << "  SE " << SciOrDash(e.se) << "  95% ["
+        << SciOrDash(e.value - e.half95) << ", "
+        << SciOrDash(e.value + e.half95) << "]\n";
   } else {
     out << "  (standard error not identified)\n";
   }
@@ -65,30 +51,32 @@ void PrintSegments(std::ostream& out, const LoggpAnalysis& a) {
         << " sizes on each side):";
   } else {
     out << "segmentations (K+1 over K while AICc falls and the F-test p < "
-        << Sci(a.split_alpha) << "/" << a.split_positions << " = "
-        << Sci(a.split_level) << "):";
+        << SciOrDash(a.split_alpha) << "/" << a.split_positions << " = "
+        << SciOrDash(a.split_level) << "):";
   }
   for (const SegmentationCandidate& c : a.candidates) {
-    out << "  K=" << c.segments << " AICc " << Sci(c.aicc);
-    if (c.segments > 1) out << " p " << Sci(c.split_p);
+    out << "  K=" << c.segments << " AICc " << SciOrDash(c.aicc);
+    if (c.segments > 1) out << " p " << SciOrDash(c.split_p);
   }
   out << "\n";
   for (std::size_t k = 0; k < a.segments.size(); ++k) {
     const GapSegment& s = a.segments[k];
-    out << "segment " << k + 1 << ": sizes " << Sci(s.size_lo) << ".."
-        << Sci(s.size_hi) << " (" << s.sizes.size() << " sizes)\n";
+    out << "segment " << k + 1 << ": sizes " << SciOrDash(s.size_lo) << ".."
+        << SciOrDash(s.size_hi) << " (" << s.sizes.size() << " sizes)\n";
     PrintEstimate(out, "g", s.g, "ns");
     PrintEstimate(out, "G", s.big_g, "ns/byte");
-    out << "  1/G = " << Sci(s.bandwidth_gbs) << " GB/s  R^2 = " << Sci(s.r2)
-        << "  rms relative residual = " << Sci(100 * s.rms_rel_residual)
+    out << "  1/G = " << SciOrDash(s.bandwidth_gbs)
+        << " GB/s  R^2 = " << SciOrDash(s.r2)
+        << "  rms relative residual = " << SciOrDash(100 * s.rms_rel_residual)
         << "%\n";
   }
 }
 
 json EstimateJson(const Estimate& e) {
-  return {{"value", Num(e.value)},
-          {"se", Num(e.se)},
-          {"ci95", {Num(e.value - e.half95), Num(e.value + e.half95)}}};
+  return {
+      {"value", NumOrNull(e.value)},
+      {"se", NumOrNull(e.se)},
+      {"ci95", {NumOrNull(e.value - e.half95), NumOrNull(e.value + e.half95)}}};
 }
 
 json SizeJson(const LoggpSize& s) {
@@ -100,12 +88,12 @@ json SizeJson(const LoggpSize& s) {
           {"prtt_1_0_ns", p.prtt_1_0},
           {"prtt_n_0_ns", p.prtt_n_0},
           {"prtt_n_d_ns", p.prtt_n_d},
-          {"gap_ns", Num(p.gap)},
-          {"o_s_ns", Num(p.o_s)},
+          {"gap_ns", NumOrNull(p.gap)},
+          {"o_s_ns", NumOrNull(p.o_s)},
           {"o_r_ns", p.o_r},
-          {"L_ns", Num(s.latency)},
-          {"fitted_gap_ns", Num(s.fitted_gap)},
-          {"rel_residual", Num(s.rel_residual)},
+          {"L_ns", NumOrNull(s.latency)},
+          {"fitted_gap_ns", NumOrNull(s.fitted_gap)},
+          {"rel_residual", NumOrNull(s.rel_residual)},
           {"in_fit", s.in_fit},
           {"excluded", s.excluded.empty() ? json(nullptr) : json(s.excluded)},
           {"segment", s.segment < 0 ? json(nullptr) : json(s.segment + 1)},
@@ -123,7 +111,7 @@ void PrintLoggpText(std::ostream& out, const LoggpAnalysis& a) {
   PrintSizes(out, a);
   for (const LoggpSize& s : a.sizes) {
     if (!s.excluded.empty()) {
-      out << "size " << Sci(s.point.size)
+      out << "size " << SciOrDash(s.point.size)
           << " not in the gap fit: " << s.excluded << "\n";
     }
   }
@@ -142,16 +130,16 @@ json LoggpToJson(const LoggpAnalysis& a) {
                         {"points", s.sizes.size()},
                         {"g_ns", EstimateJson(s.g)},
                         {"G_ns_per_byte", EstimateJson(s.big_g)},
-                        {"bandwidth_GBps", Num(s.bandwidth_gbs)},
-                        {"r2", Num(s.r2)},
-                        {"rms_rel_residual", Num(s.rms_rel_residual)}});
+                        {"bandwidth_GBps", NumOrNull(s.bandwidth_gbs)},
+                        {"r2", NumOrNull(s.r2)},
+                        {"rms_rel_residual", NumOrNull(s.rms_rel_residual)}});
   }
   json candidates = json::array();
   for (const SegmentationCandidate& c : a.candidates) {
     candidates.push_back({{"segments", c.segments},
-                          {"wssr", Num(c.wssr)},
-                          {"aicc", Num(c.aicc)},
-                          {"split_p_value", Num(c.split_p)}});
+                          {"wssr", NumOrNull(c.wssr)},
+                          {"aicc", NumOrNull(c.aicc)},
+                          {"split_p_value", NumOrNull(c.split_p)}});
   }
   json sizes = json::array();
   for (const LoggpSize& s : a.sizes) sizes.push_back(SizeJson(s));
@@ -159,9 +147,9 @@ json LoggpToJson(const LoggpAnalysis& a) {
           {"statistic", LoggpStatName(a.stat)},
           {"n", a.n},
           {"max_segments", a.max_segments},
-          {"split_alpha", Num(a.split_alpha)},
+          {"split_alpha", NumOrNull(a.split_alpha)},
           {"split_positions", a.split_positions},
-          {"split_level", Num(a.split_level)},
+          {"split_level", NumOrNull(a.split_level)},
           {"params", a.params},
           {"device", a.device},
           {"identified", a.identified()},

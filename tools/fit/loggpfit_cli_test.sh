@@ -17,26 +17,9 @@ PACED_RUN="$4"
 T="${TEST_TMPDIR:-$(mktemp -d)}"
 fails=0
 
-# expect_error NAME CODE STDERR_REGEX -- ARGS...
-expect_error() {
-  local name="$1" want_code="$2" regex="$3"
-  shift 4
-  "$LOGGPFIT" "$@" >"$T/out" 2>"$T/err"
-  local code=$? lines
-  lines=$(wc -l <"$T/err")
-  if [[ $code -ne $want_code ]]; then
-    echo "FAIL $name: exit $code, want $want_code"; fails=$((fails + 1))
-  elif [[ $lines -ne 1 ]]; then
-    echo "FAIL $name: $lines stderr lines, want 1:"; cat "$T/err"
-    fails=$((fails + 1))
-  elif ! grep -Eq "^loggpfit: error: $regex" "$T/err"; then
-    echo "FAIL $name: stderr '$(cat "$T/err")' !~ $regex"; fails=$((fails + 1))
-  elif [[ -s "$T/out" ]]; then
-    echo "FAIL $name: unexpected stdout"; fails=$((fails + 1))
-  else
-    echo "ok   $name: $(cat "$T/err")"
-  fi
-}
+TOOL="$LOGGPFIT" TOOL_NAME=loggpfit
+# shellcheck source=tools/fit/cli_test_lib.sh
+source "$(dirname "$0")/cli_test_lib.sh" || { echo "FAIL: cli_test_lib.sh not found"; exit 1; }
 
 # Two protocols: g = 1500 ns, G = 0.5 ns/B up to 4 KiB; g = 3000 ns,
 # G = 0.25 ns/B from 8 KiB; 1% noise on every measured value.

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "tools/fit/cli.h"
 #include "tools/fit/loggp_data.h"
 #include "tools/fit/loggp_fit.h"
 #include "tools/fit/loggp_report.h"
@@ -20,11 +21,6 @@ namespace {
 constexpr char kUsage[] =
     "usage: loggpfit [--stat min|median] [--max-segments K] [--split-alpha A] "
     "[--json FILE] RUN.json";
-
-int Fail(const std::string& msg, int code) {
-  std::cerr << "loggpfit: error: " << msg << "\n";
-  return code;
-}
 
 po::options_description Options() {
   po::options_description opts("options");
@@ -57,60 +53,28 @@ int Analyse(const po::variables_map& vm, fit::LoggpStat stat,
   return 0;
 }
 
-int Run(int argc, char** argv) {
-  const po::options_description opts = Options();
-  po::options_description hidden;
-  hidden.add_options()("input", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", 1);
-  po::variables_map vm;
-  try {
-    po::store(
-        po::command_line_parser(argc, argv).options(all).positional(pos).run(),
-        vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return Fail(std::string(e.what()) + " (" + kUsage + ")", 2);
-  }
-  if (vm.count("help")) {
-    std::cout << kUsage << "\n" << opts;
-    return 0;
-  }
-  if (!vm.count("input")) {
-    return Fail(std::string("no input file (") + kUsage + ")", 2);
-  }
+// The fit options (throws UsageError), then the analysis.
+int Run(const po::variables_map& vm) {
   const auto stat = fit::ParseLoggpStat(vm["stat"].as<std::string>());
   if (!stat) {
-    return Fail("--stat must be min or median, not '" +
-                    vm["stat"].as<std::string>() + "'",
-                2);
+    throw fit::UsageError("--stat must be min or median, not '" +
+                          vm["stat"].as<std::string>() + "'");
   }
   fit::LoggpFitOptions options;
   options.max_segments = vm["max-segments"].as<int>();
   if (options.max_segments < 1 || options.max_segments > 100) {
-    return Fail("--max-segments must be between 1 and 100", 2);
+    throw fit::UsageError("--max-segments must be between 1 and 100");
   }
   options.split_alpha = vm["split-alpha"].as<double>();
   // Written so that NaN fails too.
   if (!(options.split_alpha > 0 && options.split_alpha < 1)) {
-    return Fail("--split-alpha must be above 0 and below 1", 2);
+    throw fit::UsageError("--split-alpha must be above 0 and below 1");
   }
-  try {
-    return Analyse(vm, *stat, options);
-  } catch (const std::exception& e) {  // LopInputError and anything else
-    return Fail(e.what(), 1);
-  }
+  return Analyse(vm, *stat, options);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Run(argc, argv);
-  } catch (...) {
-    std::cerr << "loggpfit: error: unexpected failure\n";
-    return 1;
-  }
+  return fit::RunInputTool(argc, argv, {"loggpfit", kUsage, Options(), Run});
 }

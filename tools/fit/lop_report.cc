@@ -5,27 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tools/fit/report_format.h"
+
 namespace verbsemu::fit {
 namespace {
-
-nlohmann::json Num(double v) {
-  if (!std::isfinite(v)) return nullptr;
-  return v;
-}
-
-std::string Fmt(double v, int width, int prec) {
-  if (!std::isfinite(v)) return std::string(width - 1, ' ') + "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%*.*f", width, prec, v);
-  return buf;
-}
-
-std::string Sci(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::string Describe(const LopCurve& c) {
   std::string s = CurveKindName(c.kind);
@@ -49,7 +32,7 @@ std::string SafeName(const std::string& name) {
   return s;
 }
 
-std::string GnuNum(double v) { return std::isfinite(v) ? Sci(v) : "NaN"; }
+std::string GnuNum(double v) { return std::isfinite(v) ? SciOrDash(v) : "NaN"; }
 std::string GnuOpt(const std::optional<double>& v) {
   return v ? GnuNum(*v) : "NaN";
 }
@@ -61,10 +44,10 @@ void CheckStream(const std::ofstream& out, const std::string& path) {
 // "name=value ± half-width" per parameter, or "(not identified)".
 void PrintParams(std::ostream& out, const ModelFit& m) {
   for (std::size_t j = 0; j < m.spec->params.size(); ++j) {
-    out << "    " << m.spec->params[j] << " = " << Sci(m.fit.params[j]);
+    out << "    " << m.spec->params[j] << " = " << SciOrDash(m.fit.params[j]);
     if (m.fit.Identified(j)) {
-      out << " ± " << Sci(m.fit.HalfWidth95(j)) << " (95%; se "
-          << Sci(m.fit.se[j]) << ")\n";
+      out << " ± " << SciOrDash(m.fit.HalfWidth95(j)) << " (95%; se "
+          << SciOrDash(m.fit.se[j]) << ")\n";
     } else {
       out << "  (not identified by the data"
           << (m.fit.at_bound[j] ? ": at its bound" : "") << ")\n";
@@ -81,14 +64,14 @@ void PrintFamily(std::ostream& out, const CurveFit& c) {
     std::snprintf(line, sizeof line, "%c %-9s %2zu %9.4f %9s %11s %8s\n",
                   chosen ? '*' : ' ', m.spec->name.c_str(),
                   m.spec->params.size(), std::sqrt(m.fit.sigma2),
-                  Sci(m.aicc).c_str(), Sci(m.vs_logp.f).c_str(),
-                  Sci(m.vs_logp.p_value).c_str());
+                  SciOrDash(m.aicc).c_str(), SciOrDash(m.vs_logp.f).c_str(),
+                  SciOrDash(m.vs_logp.p_value).c_str());
     out << line;
   }
   const ModelFit& m = *c.family.Chosen();
   out << "  " << c.ModelName() << " = " << m.spec->formula << "  ("
-      << m.spec->name << ", R^2=" << Sci(m.fit.r2) << ", " << m.fit.iterations
-      << " iterations, " << m.fit.stop << ")\n";
+      << m.spec->name << ", R^2=" << SciOrDash(m.fit.r2) << ", "
+      << m.fit.iterations << " iterations, " << m.fit.stop << ")\n";
   PrintParams(out, m);
 }
 
@@ -104,8 +87,8 @@ void PrintCurve(std::ostream& out, const CurveFit& c) {
   out << "       p    measured         fit    residual\n";
   for (std::size_t i = 0; i < c.p.size(); ++i) {
     const double f = c.Eval(c.p[i]);
-    out << Fmt(c.p[i], 8, 0) << Fmt(c.y[i], 12, 1) << Fmt(f, 12, 1)
-        << Fmt(c.y[i] - f, 12, 1) << "\n";
+    out << FixedOrDash(c.p[i], 8, 0) << FixedOrDash(c.y[i], 12, 1)
+        << FixedOrDash(f, 12, 1) << FixedOrDash(c.y[i] - f, 12, 1) << "\n";
   }
 }
 
@@ -121,13 +104,14 @@ void PrintDerived(std::ostream& out, const Derived& d) {
       << (d.list ? "   L_list(p)  L_list fit" : "        L(p)    L(p) fit")
       << "     t_1:n   t_1:n fit  t_1:n LogP  fit error\n";
   for (const DerivedPoint& pt : d.points) {
-    out << Fmt(pt.p, 8, 0) << Fmt(pt.t_rtt, 12, 1) << Fmt(pt.os_p, 12, 1)
-        << Fmt(pt.os_1, 12, 1) << Fmt(pt.l, 12, 1) << Fmt(pt.l_fit, 12, 1)
-        << Fmt(pt.t_pred, 10, 1) << Fmt(pt.t_pred_fit, 12, 1)
-        << Fmt(pt.t_pred_logp, 12, 1) << Fmt(100 * pt.fit_error, 10, 1)
-        << "%\n";
+    out << FixedOrDash(pt.p, 8, 0) << FixedOrDash(pt.t_rtt, 12, 1)
+        << FixedOrDash(pt.os_p, 12, 1) << FixedOrDash(pt.os_1, 12, 1)
+        << FixedOrDash(pt.l, 12, 1) << FixedOrDash(pt.l_fit, 12, 1)
+        << FixedOrDash(pt.t_pred, 10, 1) << FixedOrDash(pt.t_pred_fit, 12, 1)
+        << FixedOrDash(pt.t_pred_logp, 12, 1)
+        << FixedOrDash(100 * pt.fit_error, 10, 1) << "%\n";
   }
-  out << "  largest fit error: " << Fmt(100 * d.MaxFitError(), 1, 1)
+  out << "  largest fit error: " << FixedOrDash(100 * d.MaxFitError(), 1, 1)
       << "% of n*t_rtt(n)/2\n";
 }
 
@@ -137,20 +121,21 @@ nlohmann::json ModelJson(const ModelFit& m) {
     const double h = m.fit.HalfWidth95(j);
     params[m.spec->params[j]] = {
         {"value", m.fit.params[j]},
-        {"se", Num(m.fit.Identified(j) ? m.fit.se[j] : kNaN)},
-        {"ci95", {Num(m.fit.params[j] - h), Num(m.fit.params[j] + h)}},
+        {"se", NumOrNull(m.fit.Identified(j) ? m.fit.se[j] : kNaN)},
+        {"ci95",
+         {NumOrNull(m.fit.params[j] - h), NumOrNull(m.fit.params[j] + h)}},
         {"identified", m.fit.Identified(j)}};
   }
   return {{"model", m.spec->name},
           {"formula", m.spec->formula},
           {"params", params},
-          {"wssr", Num(m.fit.wssr)},
-          {"ssr", Num(m.fit.ssr)},
-          {"r2", Num(m.fit.r2)},
+          {"wssr", NumOrNull(m.fit.wssr)},
+          {"ssr", NumOrNull(m.fit.ssr)},
+          {"r2", NumOrNull(m.fit.r2)},
           {"dof", m.fit.dof},
-          {"aicc", Num(m.aicc)},
-          {"f_vs_logp", Num(m.vs_logp.f)},
-          {"p_vs_logp", Num(m.vs_logp.p_value)},
+          {"aicc", NumOrNull(m.aicc)},
+          {"f_vs_logp", NumOrNull(m.vs_logp.f)},
+          {"p_vs_logp", NumOrNull(m.vs_logp.p_value)},
           {"iterations", m.fit.iterations},
           {"stop", m.fit.stop}};
 }
@@ -172,8 +157,8 @@ nlohmann::json CurveJson(const CurveFit& c) {
     const double f = c.Eval(c.p[i]);
     jc["points"].push_back({{"p", c.p[i]},
                             {"y_ns", c.y[i]},
-                            {"fit_ns", Num(f)},
-                            {"residual_ns", Num(c.y[i] - f)}});
+                            {"fit_ns", NumOrNull(f)},
+                            {"residual_ns", NumOrNull(c.y[i] - f)}});
   }
   return jc;
 }
@@ -183,20 +168,20 @@ nlohmann::json DerivedJson(const Derived& d) {
                        {"rtt", d.rtt},
                        {"overhead", d.overhead},
                        {"list", d.list},
-                       {"max_fit_error", Num(d.MaxFitError())},
+                       {"max_fit_error", NumOrNull(d.MaxFitError())},
                        {"points", nlohmann::json::array()}};
   if (!d.note.empty()) jd["note"] = d.note;
   for (const DerivedPoint& pt : d.points) {
     jd["points"].push_back({{"p", pt.p},
-                            {"t_rtt_ns", Num(pt.t_rtt)},
-                            {"os_p_ns", Num(pt.os_p)},
-                            {"os_1_ns", Num(pt.os_1)},
-                            {"L_ns", Num(pt.l)},
-                            {"L_fit_ns", Num(pt.l_fit)},
-                            {"t_pred_ns", Num(pt.t_pred)},
-                            {"t_pred_fit_ns", Num(pt.t_pred_fit)},
-                            {"t_pred_logp_ns", Num(pt.t_pred_logp)},
-                            {"fit_error", Num(pt.fit_error)}});
+                            {"t_rtt_ns", NumOrNull(pt.t_rtt)},
+                            {"os_p_ns", NumOrNull(pt.os_p)},
+                            {"os_1_ns", NumOrNull(pt.os_1)},
+                            {"L_ns", NumOrNull(pt.l)},
+                            {"L_fit_ns", NumOrNull(pt.l_fit)},
+                            {"t_pred_ns", NumOrNull(pt.t_pred)},
+                            {"t_pred_fit_ns", NumOrNull(pt.t_pred_fit)},
+                            {"t_pred_logp_ns", NumOrNull(pt.t_pred_logp)},
+                            {"fit_error", NumOrNull(pt.fit_error)}});
   }
   return jd;
 }
@@ -301,7 +286,7 @@ void WriteGnuplotDir(const std::string& dir, const LopAnalysis& a) {
       fit = stem + ".fit.dat";
       WriteCurveFit(base / fit, c);
       const ModelFit& m = *c.family.Chosen();
-      label += " (" + m.spec->name + ", R^2=" + Sci(m.fit.r2) + ")";
+      label += " (" + m.spec->name + ", R^2=" + SciOrDash(m.fit.r2) + ")";
     }
     index << IndexType(c) << '\t' << c.curve.name << '\t' << stem << ".dat\t"
           << fit << '\t' << label << '\n';

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "tools/fit/cli.h"
 #include "tools/fit/lop_analysis.h"
 #include "tools/fit/lop_data.h"
 #include "tools/fit/lop_report.h"
@@ -20,11 +21,6 @@ namespace fit = verbsemu::fit;
 namespace {
 
 constexpr char kUsage[] = "usage: lopfit [options] INPUT.json";
-
-int Fail(const std::string& msg, int code) {
-  std::cerr << "lopfit: error: " << msg << "\n";
-  return code;
-}
 
 // Why a forced model is not a member of its family ("" if it is).
 std::string UnknownModel(const fit::AnalysisOptions& o) {
@@ -137,48 +133,17 @@ int Analyse(const po::variables_map& vm, const fit::AnalysisOptions& options) {
   return 0;
 }
 
-int Run(int argc, char** argv) {
-  const po::options_description opts = Options();
-  po::options_description hidden;
-  hidden.add_options()("input", po::value<std::string>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description pos;
-  pos.add("input", 1);
-  po::variables_map vm;
-  try {
-    po::store(
-        po::command_line_parser(argc, argv).options(all).positional(pos).run(),
-        vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    return Fail(std::string(e.what()) + " (" + kUsage + ")", 2);
-  }
-  if (vm.count("help")) {
-    std::cout << kUsage << "\n" << opts;
-    return 0;
-  }
-  if (!vm.count("input")) {
-    return Fail(std::string("no input file (") + kUsage + ")", 2);
-  }
+// The analysis options (throws UsageError), then the analysis.
+int Run(const po::variables_map& vm) {
   fit::AnalysisOptions options;
   if (std::string why = ReadOptions(vm, options); !why.empty()) {
-    return Fail(why, 2);
+    throw fit::UsageError(why);
   }
-  try {
-    return Analyse(vm, options);
-  } catch (const std::exception& e) {  // LopInputError and anything else
-    return Fail(e.what(), 1);
-  }
+  return Analyse(vm, options);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Run(argc, argv);
-  } catch (...) {
-    std::cerr << "lopfit: error: unexpected failure\n";
-    return 1;
-  }
+  return fit::RunInputTool(argc, argv, {"lopfit", kUsage, Options(), Run});
 }

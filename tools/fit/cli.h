@@ -1,0 +1,35 @@
+// The command line lopfit and loggpfit share: OPTIONS and one INPUT file;
+// every error is one "TOOL: error: ..." line on stderr, exit 2 for usage,
+// 1 for bad input.
+#ifndef VERBSEMU_TOOLS_FIT_CLI_H_
+#define VERBSEMU_TOOLS_FIT_CLI_H_
+
+#include <boost/program_options.hpp>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace verbsemu::fit {
+
+// A bad option value: exit 2.
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct InputTool {
+  const char* name = "";   // "lopfit"
+  const char* usage = "";  // "usage: lopfit [options] INPUT.json"
+  boost::program_options::options_description options;
+  // Reads vm (its "input" is set), runs and returns the exit code; throws
+  // UsageError for a bad option, anything else for bad input.
+  std::function<int(const boost::program_options::variables_map&)> run;
+};
+
+// Parses argv (--help prints the usage and options, exit 0), then runs.
+// Never throws.
+int RunInputTool(int argc, char** argv, const InputTool& tool);
+
+}  // namespace verbsemu::fit
+
+#endif  // VERBSEMU_TOOLS_FIT_CLI_H_
