@@ -81,7 +81,7 @@ class Patterns : public Measurements {
                        uint64_t warmup) override {
     const uint64_t count = iters + warmup;
     for (int i = 0; i < p; ++i) path_.Arm(i, m);
-    const Initiate cmd{m, count, warmup, o_.cycle, o_.raw_limit};
+    const Initiate cmd{{m, count, warmup, o_.cycle, o_.raw_limit}};
     for (int i = 0; i < p; ++i) SendMessage(Peer(i), cmd);
     for (uint64_t k = 0; k < count; ++k) {
       path_.AwaitReplies(p, m, k);

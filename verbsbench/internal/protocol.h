@@ -64,9 +64,9 @@ struct EchoUd {
   nlohmann::json Encode() const;
   static EchoUd Decode(const nlohmann::json& j);
 };
-// Peer initiates `count` round trips and times them (n:1).
-struct Initiate {
-  static constexpr char kType[] = "initiate";
+// What a command whose receiver records samples carries: the message,
+// rounds (warm-up first) and the Recorder's shape.
+struct Recorded {
   Message message;
   uint64_t count = 0, warmup = 0, cycle = 1000, raw_limit = 0;
   template <class Self, class Visit>
@@ -77,6 +77,10 @@ struct Initiate {
     visit("cycle", self.cycle);
     visit("raw_limit", self.raw_limit);
   }
+};
+// Peer initiates `count` round trips and times them (n:1).
+struct Initiate : Recorded {
+  static constexpr char kType[] = "initiate";
   nlohmann::json Encode() const;
   static Initiate Decode(const nlohmann::json& j);
 };
@@ -115,19 +119,13 @@ struct Stream {
 // times o_r: after a train's first message it waits settle_ns, long enough
 // for the rest to arrive, then times retiring each of the other n-1 (poll,
 // replacement receive), and answers PeerResult (per message) for Done.
-struct Train {
+struct Train : Recorded {
   static constexpr char kType[] = "train";
-  Message message;
-  uint64_t count = 0, warmup = 0, cycle = 1000, raw_limit = 0;
   uint32_t n = 2;
   double settle_ns = 0;
   template <class Self, class Visit>
   static void Fields(Self& self, Visit visit) {
-    visit("message", self.message);
-    visit("count", self.count);
-    visit("warmup", self.warmup);
-    visit("cycle", self.cycle);
-    visit("raw_limit", self.raw_limit);
+    Recorded::Fields(self, visit);
     visit("n", self.n);
     visit("settle_ns", self.settle_ns);
   }

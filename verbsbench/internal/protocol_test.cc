@@ -21,7 +21,7 @@ TEST(Protocol, CommandsRoundTripThroughTheirEncoding) {
   EXPECT_EQ(std::get<Echo>(c1).message.size, 4096u);
   EXPECT_TRUE(std::get<Echo>(c1).message.inl);
 
-  const Initiate init{m, 10, 3, 5, 2};
+  const Initiate init{{m, 10, 3, 5, 2}};
   const Initiate back = std::get<Initiate>(DecodeCommand(init.Encode()));
   EXPECT_EQ(back.count, 10u);
   EXPECT_EQ(back.warmup, 3u);
