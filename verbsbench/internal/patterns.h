@@ -1,7 +1,7 @@
 // The root's measurement patterns (LoP's 1:n and n:1 rounds, the 1:n round
 // posted as one UD list, o_s, o_r, LogGP's PRTT trains, the bw stream),
-// generic over the data
-// path so tests run them on a fake path against peers on loopback channels.
+// generic over the data path so tests run them on a fake path against peers
+// on loopback channels.
 // A Path has the interface of VerbsPath (data_path.h); Now() is its timed
 // point (ticks and CPU). A sample whose two points ran on different CPUs is
 // counted as migrated.
@@ -185,14 +185,9 @@ class Patterns : public Measurements {
 
   void StartTrains(const Message& m, int n, double settle_ns, uint64_t count,
                    uint64_t warmup) {
-    Train cmd;
-    cmd.message = m;
-    cmd.count = count;
-    cmd.warmup = warmup;
-    cmd.cycle = o_.cycle;
-    cmd.raw_limit = o_.raw_limit;
-    cmd.n = static_cast<uint32_t>(n);
-    cmd.settle_ns = settle_ns;
+    const Train cmd{{m, count, warmup, o_.cycle, o_.raw_limit},
+                    static_cast<uint32_t>(n),
+                    settle_ns};
     path_.Arm(0, m);
     SendMessage(Peer(0), cmd);
     ExpectMessage<Ready>(Peer(0), o_.timeout_s);
