@@ -5,7 +5,6 @@
 #ifndef VERBSEMU_EMULATE_TSC_H_
 #define VERBSEMU_EMULATE_TSC_H_
 
-#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -76,7 +75,10 @@ struct TscCalibration {
   uint64_t spin_fixed_cost_ticks = 0;
 
   uint64_t NsToTicks(double ns) const {
-    return ns <= 0 ? 0 : static_cast<uint64_t>(std::llround(ns * ticks_per_ns));
+    // ns > 0 here, so +0.5 and truncation round to nearest; no libm call
+    // (llround) on the post path, where latency draws convert per post.
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings)
+    return ns <= 0 ? 0 : static_cast<uint64_t>(ns * ticks_per_ns + 0.5);
   }
   double TicksToNs(uint64_t ticks) const {
     return static_cast<double>(ticks) / ticks_per_ns;
