@@ -82,6 +82,19 @@ VERBSEMU_EXPORT void verbs_uninit_context(verbs_context* context) {
   engine::VerbsUninitContext(context);
 }
 
+// Called by providers across the library boundary, so reached even where
+// libibverbs binds its own calls inside itself (-Bsymbolic-functions builds,
+// Ubuntu's): every context a provider sets up, every QP it destroys.
+struct verbs_context_ops;
+VERBSEMU_EXPORT void verbs_set_ops(verbs_context* context,
+                                   const verbs_context_ops* ops) {
+  engine::VerbsSetOps(context, ops);
+}
+
+VERBSEMU_EXPORT int ibv_cmd_destroy_qp(ibv_qp* qp) {
+  return engine::CmdDestroyQp(qp);
+}
+
 namespace {
 
 void AtForkPrepare() { engine::AtForkPrepare(); }

@@ -17,6 +17,7 @@ expected=$(printf '%s\n' \
   "IBVERBS_1.1 ibv_destroy_qp" "IBVERBS_1.1 ibv_get_cq_event" \
   "IBVERBS_1.1 ibv_modify_qp" "IBVERBS_1.1 ibv_open_device" \
   "Base verbs_open_device" "Base verbs_uninit_context" \
+  "Base verbs_set_ops" "Base ibv_cmd_destroy_qp" \
   "MLX5_1.3 mlx5dv_create_qp" "MLX5_1.7 mlx5dv_devx_obj_create" \
   "MLX5_1.8 mlx5dv_is_supported" | sort)
 if [ "$exports" = "$expected" ]; then ok "export map"; else bad "export map: got [$exports]"; fi

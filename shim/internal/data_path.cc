@@ -157,7 +157,7 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   // The delay is measured from here, so the shim's own bookkeeping below is
   // absorbed into it rather than added to it.
   uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
-  QpState* q = e.qps.Find(qp);
+  QpState* q = LiveQp(qp);
   if (q == nullptr) q = AdoptQp(qp);
   if (q == nullptr) {
     return ForwardToProvider<&ContextState::post_send>(qp, wr, bad_wr);

@@ -290,9 +290,20 @@ void FlushDeferred(QpState* q, FlushReason why) {
   DeferQueue& d = *q->defer;
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.fifo.empty()) return;
+  Engine& e = E();
+  if (why == FlushReason::kGone) {
+    e.defer.refused_wrs.Add(d.held_wrs);
+    Warn("defer: " + std::to_string(d.held_wrs) +
+         " held WR(s) dropped: their QP was destroyed where the shim could "
+         "not see it (counted in the report as refused)");
+    for (auto& p : d.fifo) p->Clear();
+    d.fifo.clear();
+    d.held_wrs = 0;
+    d.head_due.store(kNeverDue);
+    return;
+  }
   const size_t before = d.fifo.size();
   DrainLocked(q, d, kNeverDue);
-  Engine& e = E();
   const size_t early = before - d.fifo.size();
   (why == FlushReason::kModify    ? e.defer.early_modify
    : why == FlushReason::kDestroy ? e.defer.early_destroy

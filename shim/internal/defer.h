@@ -49,8 +49,10 @@ DeferList* ListOf(const ibv_cq* cq);
 void DrainDueOnPoll(DeferList* list, uint64_t now);
 
 // Why held posts go before they are due (the report counts each).
-enum class FlushReason : uint8_t { kModify, kDestroy, kExit };
-// Every held post of `q` goes to the provider now.
+// kGone: the QP was destroyed where the shim could not see it (its address
+// now names another QP): what it held is dropped, never handed over.
+enum class FlushReason : uint8_t { kModify, kDestroy, kExit, kGone };
+// Every held post of `q` goes to the provider now (kGone: none does).
 void FlushDeferred(QpState* q, FlushReason why);
 // A QP leaving (retired; caller holds E().mu): off its CQ's list, so no
 // drainer reaches it again; and back on it when the provider refused to

@@ -129,6 +129,25 @@ ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data) {
   return ctx;
 }
 
+void VerbsSetOps(verbs_context* context, const void* ops) {
+  if (Real().verbs_set_ops == nullptr) return;
+  Real().verbs_set_ops(context, ops);
+  if (context == nullptr || OwnContextScope::Active()) return;
+  EnsureConfigured();
+  RegisterContext(&context->context);
+}
+
+int CmdDestroyQp(ibv_qp* qp) {
+  if (Real().ibv_cmd_destroy_qp == nullptr) return ENOSYS;
+  // Reached from inside ibv_destroy_qp too, after the shim detached the QP:
+  // then there is nothing left here to retire.
+  std::unique_ptr<QpState> q = DetachQp(qp);
+  FlushDeferred(q.get(), FlushReason::kDestroy);
+  const int rc = Real().ibv_cmd_destroy_qp(qp);
+  FinishDestroy(std::move(q), rc == 0);
+  return rc;
+}
+
 int CloseDevice(ibv_context* context) {
   TeardownContext(context, /*verbs_calls=*/true);
   if (Real().close_device == nullptr) return ENOSYS;
@@ -162,10 +181,10 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
 
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
   if (Real().modify_qp == nullptr) return ENOSYS;
-  FlushDeferred(E().qps.Find(qp), FlushReason::kModify);
+  FlushDeferred(LiveQp(qp), FlushReason::kModify);
   const int rc = Real().modify_qp(qp, attr, attr_mask);
   if (rc != 0 || attr == nullptr) return rc;
-  if (QpState* q = E().qps.Find(qp)) OnQpModified(q, *attr, attr_mask);
+  if (QpState* q = LiveQp(qp)) OnQpModified(q, *attr, attr_mask);
   return rc;
 }
 

@@ -40,6 +40,13 @@ ibv_context* OpenDevice(ibv_device* device);
 ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data);
 int CloseDevice(ibv_context* context);
 void VerbsUninitContext(verbs_context* context);
+// Providers' calls into libibverbs' private ABI, made across the library
+// boundary whatever the distribution's link flags: every context a provider
+// sets up passes verbs_set_ops (registered and patched there), and every QP
+// a provider destroys passes ibv_cmd_destroy_qp (its state retired there),
+// whichever handle the application reached libibverbs through.
+void VerbsSetOps(verbs_context* context, const void* ops);
+int CmdDestroyQp(ibv_qp* qp);
 ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr);
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
 int DestroyQp(ibv_qp* qp);

@@ -193,6 +193,54 @@ int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {
 ibv_pd* FakeAllocParentDomain(ibv_context* c,
                               ibv_parent_domain_init_attr* attr);
 
+// The ops a provider hands libibverbs (the opaque verbs_context_ops).
+struct FakeOps {
+  decltype(ibv_context_ops::post_send) post_send;
+  decltype(ibv_context_ops::post_recv) post_recv;
+  decltype(ibv_context_ops::post_srq_recv) post_srq_recv;
+  decltype(ibv_context_ops::poll_cq) poll_cq;
+  decltype(ibv_context_ops::req_notify_cq) req_notify_cq;
+  decltype(verbs_context::create_qp_ex) create_qp_ex;
+  decltype(verbs_context::create_cq_ex) create_cq_ex;
+  decltype(verbs_context::query_port) query_port;
+  decltype(verbs_context::alloc_parent_domain) alloc_parent_domain;
+};
+
+int PlaceholderPostSend(ibv_qp*, ibv_send_wr* wr, ibv_send_wr** bad) {
+  *bad = wr;
+  return EOPNOTSUPP;
+}
+int PlaceholderPollCq(ibv_cq*, int, ibv_wc*) { return -1; }
+
+// libibverbs' placeholder ops, installed before the provider's own.
+constexpr FakeOps kPlaceholderOps = {PlaceholderPostSend, nullptr, nullptr,
+                                     PlaceholderPollCq,   nullptr, nullptr,
+                                     nullptr,             nullptr, nullptr};
+constexpr FakeOps kProviderOps = {
+    FakePostSend,    FakePostRecv,   FakePostSrqRecv,
+    FakePollCq,      FakeReqNotifyCq, FakeCreateQpEx,
+    FakeCreateCqEx,  FakeQueryPortEx, FakeAllocParentDomain};
+
+// libibverbs' verbs_set_ops: every non-NULL op is installed.
+void FakeVerbsSetOps(verbs_context* v, const void* opaque) {
+  const auto& ops = *static_cast<const FakeOps*>(opaque);
+  auto set = [](auto& slot, auto op) {
+    if (op != nullptr) slot = op;
+  };
+  set(v->context.ops.post_send, ops.post_send);
+  set(v->context.ops.post_recv, ops.post_recv);
+  set(v->context.ops.post_srq_recv, ops.post_srq_recv);
+  set(v->context.ops.poll_cq, ops.poll_cq);
+  set(v->context.ops.req_notify_cq, ops.req_notify_cq);
+  set(v->create_qp_ex, ops.create_qp_ex);
+  set(v->create_cq_ex, ops.create_cq_ex);
+  set(v->query_port, ops.query_port);
+  set(v->alloc_parent_domain, ops.alloc_parent_domain);
+}
+
+std::atomic<void (*)(verbs_context*, const void*)> g_set_ops_hook{nullptr};
+std::atomic<int (*)(ibv_qp*)> g_cmd_destroy_qp_hook{nullptr};
+
 ibv_context* FakeOpenDevice(ibv_device* dev) {
   FakeDevice* d = *reinterpret_cast<FakeDevice**>(reinterpret_cast<char*>(dev) +
                                                   sizeof(ibv_device));
@@ -203,19 +251,18 @@ ibv_context* FakeOpenDevice(ibv_device* dev) {
   v.sz = sizeof(verbs_context);
   v.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
   v.context.device = dev;
-  v.context.ops.post_send = FakePostSend;
-  v.context.ops.post_recv = FakePostRecv;
-  v.context.ops.post_srq_recv = FakePostSrqRecv;
-  v.context.ops.poll_cq = FakePollCq;
-  v.context.ops.req_notify_cq = FakeReqNotifyCq;
-  v.create_qp_ex = FakeCreateQpEx;
-  v.create_cq_ex = FakeCreateCqEx;
-  v.query_port = FakeQueryPortEx;
-  v.alloc_parent_domain = FakeAllocParentDomain;
   ibv_context* raw = &v.context;
-  std::lock_guard<std::mutex> lock(d->mu);
-  d->contexts.push_back(std::move(fc));
-  d->open_contexts.fetch_add(1);
+  {
+    std::lock_guard<std::mutex> lock(d->mu);
+    d->contexts.push_back(std::move(fc));
+    d->open_contexts.fetch_add(1);
+  }
+  if (auto* hook = g_set_ops_hook.load()) {
+    hook(&v, &kPlaceholderOps);
+    hook(&v, &kProviderOps);
+  } else {
+    FakeVerbsSetOps(&v, &kProviderOps);
+  }
   return raw;
 }
 
@@ -251,7 +298,8 @@ int FakeQueryQp(ibv_qp* qp, ibv_qp_attr* attr, int, ibv_qp_init_attr* init) {
   return 0;
 }
 
-int FakeDestroyQp(ibv_qp* qp) {
+// The destroy command (libibverbs' ibv_cmd_destroy_qp, as the fake's).
+int FakeCmdDestroyQp(ibv_qp* qp) {
   FakeQp* q = Qp(qp);
   if (q->destroyed) return EINVAL;
   FakeDevice* d = q->ctx->owner;
@@ -260,6 +308,11 @@ int FakeDestroyQp(ibv_qp* qp) {
   q->destroyed = true;
   q->ctx->owner->live_qps.fetch_sub(1);
   return 0;
+}
+
+int FakeDestroyQp(ibv_qp* qp) {
+  auto* hook = g_cmd_destroy_qp_hook.load();
+  return hook != nullptr ? hook(qp) : FakeCmdDestroyQp(qp);
 }
 
 ibv_cq* FakeCreateCq(ibv_context* c, int, void* cq_context,
@@ -384,6 +437,24 @@ void FakeDevice::SetUninitHook(void (*hook)(verbs_context*)) {
   g_uninit_hook.store(hook);
 }
 
+void FakeDevice::SetSetOpsHook(void (*hook)(verbs_context*, const void*)) {
+  g_set_ops_hook.store(hook);
+}
+
+void FakeDevice::SetCmdDestroyQpHook(int (*hook)(ibv_qp*)) {
+  g_cmd_destroy_qp_hook.store(hook);
+}
+
+void FakeDevice::RecycleQp(ibv_qp* qp) {
+  FakeQp* q = Qp(qp);
+  if (q->destroyed) q->ctx->owner->live_qps.fetch_add(1);
+  q->destroyed = false;
+  qp->qp_num += 0x1000;
+  qp->state = IBV_QPS_RESET;
+  q->attr = ibv_qp_attr{};
+  q->attr_mask_seen = 0;
+}
+
 std::vector<PostRecord> FakeDevice::Posts() {
   std::lock_guard<std::mutex> lock(rec_mu_);
   return posts_;
@@ -409,6 +480,8 @@ RealVerbs FakeDevice::MakeRealVerbs() {
   r.dereg_mr = FakeDeregMr;
   r.create_ah = FakeCreateAh;
   r.destroy_ah = FakeDestroyAh;
+  r.verbs_set_ops = FakeVerbsSetOps;
+  r.ibv_cmd_destroy_qp = FakeCmdDestroyQp;
   r.rdma_core_version = 44;
   return r;
 }

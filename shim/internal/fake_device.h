@@ -102,6 +102,16 @@ class FakeDevice {
   // verbs_uninit_context), close_device calls this hook first when set:
   // tests point it at the shim's hook, so re-entry is exercised.
   static void SetUninitHook(void (*hook)(verbs_context*));
+  // As a provider does across the library boundary: with a hook set, the
+  // fake's open_device hands the context its ops through it, first
+  // libibverbs' placeholder ops, then the provider's (tests point it at the
+  // shim's verbs_set_ops hook); destroy_qp issues the destroy command
+  // through the other (the shim's ibv_cmd_destroy_qp hook). nullptr: direct.
+  static void SetSetOpsHook(void (*hook)(verbs_context*, const void*));
+  static void SetCmdDestroyQpHook(int (*hook)(ibv_qp*));
+  // As if `qp` had been destroyed and a new QP created at its address: a
+  // new QP number, back in RESET.
+  static void RecycleQp(ibv_qp* qp);
 
   // --- behaviour knobs
   // post_send fails at this WR index of a chain (-1: never), with ENOMEM.

@@ -56,6 +56,8 @@ void ResolveAll(RealVerbs& t) {
   Resolve(t.destroy_ah, "ibv_destroy_ah", "IBVERBS_1.1");
   Resolve(t.verbs_open_device, "verbs_open_device", nullptr);
   Resolve(t.verbs_uninit_context, "verbs_uninit_context", nullptr);
+  Resolve(t.verbs_set_ops, "verbs_set_ops", nullptr);
+  Resolve(t.ibv_cmd_destroy_qp, "ibv_cmd_destroy_qp", nullptr);
   if (t.rdma_core_version == 0 && t.open_device != nullptr) {
     Dl_info info;
     if (dladdr(reinterpret_cast<void*>(t.open_device), &info) != 0 &&

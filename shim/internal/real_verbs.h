@@ -37,6 +37,12 @@ struct RealVerbs {
   // Private, unversioned in the shim (their version node follows the PABI).
   ibv_context* (*verbs_open_device)(ibv_device*, void*) = nullptr;
   void (*verbs_uninit_context)(verbs_context*) = nullptr;
+  // Called by every provider across the library boundary, so they reach the
+  // shim even where libibverbs binds its own calls inside itself
+  // (-Bsymbolic-functions, as Ubuntu builds it). The ops table is opaque
+  // here (driver.h is not installed): the shim reads the context afterwards.
+  void (*verbs_set_ops)(verbs_context*, const void*) = nullptr;
+  int (*ibv_cmd_destroy_qp)(ibv_qp*) = nullptr;
   // libmlx5's direct verbs the shim answers or counts (tests set them; the
   // real ones are found through RealMlx5 once libmlx5 is loaded).
   bool (*mlx5dv_is_supported)(ibv_device*) = nullptr;

@@ -19,6 +19,10 @@ namespace {
 
 thread_local int tl_own_context_depth = 0;
 
+// What AdoptQp learns of a QP it did not see being set up.
+constexpr int kAdoptMask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT |
+                           IBV_QP_PATH_MTU | IBV_QP_ACCESS_FLAGS;
+
 bool HasVctxField(const verbs_context* v, size_t offset) {
   return v != nullptr && v->sz >= sizeof(verbs_context) - offset;
 }
@@ -67,19 +71,29 @@ ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
   return cq;
 }
 
-// Saves the provider's ops of `c->ctx` into `c`.
+// Saves `current` as the provider's function unless it is one of the
+// shim's own wrappers (a context patched before, then handed new ops by the
+// provider's next verbs_set_ops call, or by libibverbs after it).
+template <class Fn, class... Ours>
+void SaveUnlessOurs(Fn* saved, Fn current, Ours... ours) {
+  if (current != nullptr && ((current != ours) && ...)) *saved = current;
+}
+
+// Saves the provider's ops of `c->ctx` into `c`. Idempotent: run again after
+// the provider or libibverbs rewrote some, it takes exactly the new ones.
 void SaveOps(ContextState* c) {
   const ibv_context_ops& ops = c->ctx->ops;
-  c->post_send = ops.post_send;
-  c->poll_cq = ops.poll_cq;
+  SaveUnlessOurs(&c->post_send, ops.post_send, &PostSend, &PostSendDelayOnly);
+  SaveUnlessOurs(&c->poll_cq, ops.poll_cq, &PollCq, &PollCqDeferring);
   if (HasVctxField(c->vctx, offsetof(verbs_context, create_qp_ex))) {
-    c->create_qp_ex = c->vctx->create_qp_ex;
+    SaveUnlessOurs(&c->create_qp_ex, c->vctx->create_qp_ex, &CreateQpExHook);
   }
   if (HasVctxField(c->vctx, offsetof(verbs_context, create_cq_ex))) {
-    c->create_cq_ex = c->vctx->create_cq_ex;
+    SaveUnlessOurs(&c->create_cq_ex, c->vctx->create_cq_ex, &CreateCqExHook);
   }
   if (HasVctxField(c->vctx, offsetof(verbs_context, alloc_parent_domain))) {
-    c->alloc_parent_domain = c->vctx->alloc_parent_domain;
+    SaveUnlessOurs(&c->alloc_parent_domain, c->vctx->alloc_parent_domain,
+                   &AllocParentDomainHook);
   }
 }
 
@@ -171,7 +185,14 @@ ContextState* RegisterContext(ibv_context* ctx) {
   if (ctx == nullptr || !e.patching || !e.wrap.posts) return nullptr;
   if (tl_own_context_depth > 0) return nullptr;
   std::lock_guard<std::mutex> lock(e.mu);
-  if (ContextState* existing = e.contexts.Find(ctx)) return existing;
+  if (ContextState* existing = e.contexts.Find(ctx)) {
+    // Seen again while it is being opened (the provider's verbs_set_ops
+    // after libibverbs' placeholder ops; verbs_open_device after
+    // libibverbs' own slots): take the new ops, wrap them again.
+    SaveOps(existing);
+    PatchOps(existing, e.wrap);
+    return existing;
+  }
   EnsureCalibratedLocked();
   const char* name = ctx->device != nullptr ? ctx->device->name : "";
   if (!e.settings.EmulatesDevice(name)) return nullptr;
@@ -234,9 +255,7 @@ QpState* AdoptQp(ibv_qp* qp) {
   ibv_qp_init_attr init{};
   const bool known =
       Real().query_qp != nullptr &&
-      Real().query_qp(qp, &attr,
-                      IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT | IBV_QP_CAP,
-                      &init) == 0;
+      Real().query_qp(qp, &attr, kAdoptMask | IBV_QP_CAP, &init) == 0;
   QpState* q = RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs,
                           known ? &init.cap : nullptr);
   if (q == nullptr || !known) return q;
@@ -250,6 +269,8 @@ QpState* AdoptQp(ibv_qp* qp) {
   }
   ClassifyPeer(q);
   AttachLink(q);
+  // Its packets count as posted by a shim process (the bypass check).
+  OnQpTrafficModified(q, attr, kAdoptMask);
   return q;
 }
 
@@ -276,6 +297,18 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   OnQpTrafficModified(q, attr, attr_mask);
   if (rtr) ClassifyPeer(q);
   if (rtr) AttachLink(q);
+}
+
+QpState* LiveQp(ibv_qp* qp) {
+  QpState* q = E().qps.Find(qp);
+  if (q == nullptr || q->qpn == qp->qp_num) return q;
+  // The QP the shim knew at this address was destroyed behind it and
+  // another was created there: the old one's peer, link and held posts
+  // must not carry over.
+  std::unique_ptr<QpState> stale = DetachQp(qp);
+  FlushDeferred(stale.get(), FlushReason::kGone);
+  FinishDestroy(std::move(stale), /*destroyed=*/true);
+  return nullptr;
 }
 
 std::unique_ptr<QpState> DetachQp(ibv_qp* qp) {

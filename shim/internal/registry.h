@@ -41,6 +41,10 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
 // A QP the shim did not see being created (e.g. through a privately loaded
 // libibverbs): learnt on first post.
 QpState* AdoptQp(ibv_qp* qp);
+// The state of the QP at `qp`, or nullptr. A state whose QP number is not
+// the QP's (destroyed where the shim could not see it, another QP created at
+// the same address) is retired first, so the new QP is adopted fresh.
+QpState* LiveQp(ibv_qp* qp);
 // After a successful ibv_modify_qp: port, address vector, link at RTR, and
 // the ibv_qp_ex slots wrapped again after a state change.
 void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask);
