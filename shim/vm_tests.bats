@@ -66,6 +66,82 @@ min_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "") print b; else if (b == "
   fi
 }
 
+# The NCCL-style client (private dlopen, dlvsym on the handle, posts and
+# polls through the context's ops) with both ends at +20 us, alternating
+# with native runs: on Debian's libibverbs the shim sees its contexts through
+# verbs_open_device; on a copy bound as Ubuntu's is (-Bsymbolic-functions:
+# DF_SYMBOLIC set by set_df_symbolic) that call stays inside the library and
+# only the provider's call to verbs_set_ops reaches the shim.
+NCCL_US=20
+NCCL_TOLERANCE=0.05
+# ubuntu_binding_dir: a copy of the guest's libibverbs with DF_SYMBOLIC, in
+# a directory of its own; flunks unless the loader then binds
+# verbs_open_device and verbs_set_ops inside the copy (else the case would
+# test Debian's binding twice).
+ubuntu_binding_dir() {
+  local dir="$VM_LOGDIR/ubuntu-binding" tool bindings
+  tool="${VERBSEMU_BIN:-$(dirname "$VERBSEMU")/..}/soft-roce/symbolic/set_df_symbolic"
+  [ -x "$tool" ] || flunk "$tool missing: bazel build //soft-roce/symbolic:set_df_symbolic on the host"
+  mkdir -p "$dir"
+  "$tool" /usr/lib/x86_64-linux-gnu/libibverbs.so.1 "$dir/libibverbs.so.1" >/dev/null ||
+    flunk "set_df_symbolic failed"
+  bindings=$(LD_LIBRARY_PATH="$dir" LD_DEBUG=bindings LD_PRELOAD="$(readlink -f "$(dirname "$VERBSEMU")/libverbsemu.so")" \
+    ibv_devices 2>&1 >/dev/null | grep -E "symbol .(verbs_open_device|verbs_set_ops)'")
+  [ "$(echo "$bindings" | grep -c "libibverbs.so.1 \[0\]: normal")" = 2 ] ||
+    flunk "the copy does not bind its own calls inside itself: $bindings"
+  echo "$dir"
+}
+# nccl_run TAG LIBDIR [LAUNCHER_FLAGS...] -> the client's t_min (us), or
+# nothing when a side failed. No flags: native.
+nccl_run() {
+  local tag=$1 libdir=$2 port pre=()
+  shift 2
+  local probe
+  probe="$(dirname "$VERBSEMU")/nccl_style_pingpong"
+  [ $# -gt 0 ] && shim_prefix "$VM_LOGDIR/$tag.report" "$@" && pre=("${PREFIX[@]}")
+  port=$(new_port)
+  rm -f "$VM_LOGDIR/$tag.report"
+  run_pair "$tag" 120 "tcp_listening $port" \
+    -- env LD_LIBRARY_PATH="$libdir" "${pre[@]}" "$probe" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -n 3000 \
+    -- env LD_LIBRARY_PATH="$libdir" "${pre[@]}" "$probe" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -n 3000 "$SERVER_ADDR" ||
+    return 0
+  sed -n 's/.* t_min_us \([0-9.]*\) .*/\1/p' "$VM_LOGDIR/$tag.client"
+}
+# nccl_case LIBDIR NAME: 3 alternating rounds; the shim's best t_min must
+# exceed the native best by NCCL_US within 5%, and its report must list both
+# devices with their QP and every WR.
+nccl_case() {
+  local libdir=$1 name=$2 i nat shim best_nat="" best_shim="" added
+  [ -x "$(dirname "$VERBSEMU")/nccl_style_pingpong" ] || flunk "nccl_style_pingpong missing: bazel build //shim/... on the host"
+  for i in 1 2 3; do
+    nat=$(nccl_run "${name}_native$i" "$libdir")
+    shim=$(nccl_run "${name}_shim$i" "$libdir" --latency "${NCCL_US}us")
+    [ -n "$nat" ] || flunk "native run $i failed" "$VM_LOGDIR/${name}_native$i.client" "$VM_LOGDIR/${name}_native$i.server"
+    [ -n "$shim" ] || flunk "shim run $i failed" "$VM_LOGDIR/${name}_shim$i.client" "$VM_LOGDIR/${name}_shim$i.server"
+    best_nat=$(min_of "$best_nat" "$nat")
+    best_shim=$(min_of "$best_shim" "$shim")
+  done
+  local rep="$VM_LOGDIR/${name}_shim3.report" dev
+  for dev in $SERVER_DEV $CLIENT_DEV; do
+    grep -q "^device $dev: qps [1-9][0-9]*, wrs [1-9][0-9]\{3\}" "$rep" ||
+      flunk "the report does not list $dev with its QP and WRs" "$rep"
+  done
+  added=$(awk -v s="$best_shim" -v n="$best_nat" 'BEGIN {printf "%.2f", s - n}')
+  echo "# $name: t_min native $best_nat us, shim $best_shim us, added $added us for $NCCL_US" >&3
+  awk -v a="$added" -v t="$NCCL_US" -v tol="$NCCL_TOLERANCE" 'BEGIN {exit !(a >= (1 - tol) * t && a <= (1 + tol) * t)}' ||
+    flunk "added $added us at t_min for ${NCCL_US} us (native $best_nat, shim $best_shim)"
+}
+
+@test "NCCL-style client, Debian's libibverbs: +${NCCL_US} us at t_min, device and QPs reported" {
+  nccl_case "" nccl_debian
+}
+
+@test "NCCL-style client, libibverbs bound as Ubuntu's: +${NCCL_US} us at t_min, device and QPs reported" {
+  local dir
+  dir=$(ubuntu_binding_dir) || return 1
+  nccl_case "$dir" nccl_ubuntu
+}
+
 # perftest latency under +LAT_US on both ends. Judged on t_min, the best of up
 # to 3 interleaved native/shim attempts: the spin is a hard floor under every
 # iteration, while rxe in a 2-vCPU TCG guest on a loaded host stalls whole
