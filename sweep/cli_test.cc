@@ -279,6 +279,25 @@ TEST_F(SweepCliTest, ARunWithFewerReportsThanTheOthersIsInvalid) {
   EXPECT_EQ(invalid, 1) << stdout_ << stderr_;
 }
 
+// A program the shim never saw (it opened no device under the shim, as NCCL
+// on a libibverbs the shim could not hook): a flat slope that would read as
+// "insensitive", so every run is invalid and the sweep fails.
+TEST_F(SweepCliTest, RunsWithNoReportAnywhereAreInvalid) {
+  fake_.tweak = [](int, double, std::string* report, std::string*) {
+    report->clear();
+  };
+  ASSERT_EQ(Sweep(Args()), 1) << stderr_;
+  const Json result = Result();
+  ASSERT_FALSE(result["runs"].empty());
+  for (const Json& r : result["runs"]) {
+    EXPECT_EQ(r["valid"], false) << r;
+    EXPECT_NE(r["reason"].get<std::string>().find("no shim report"),
+              std::string::npos)
+        << r;
+  }
+  EXPECT_NE(stdout_.find("INVALID"), std::string::npos) << stdout_;
+}
+
 TEST_F(SweepCliTest, BadInputIsOneLineAndExitTwoBeforeAnythingRuns) {
   const std::vector<std::vector<std::string>> bad = {
       {"--latency", "0,2parsecs", "--", "/bin/true"},

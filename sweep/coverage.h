@@ -3,7 +3,8 @@
 // say a process was not emulated (a configuration error, traffic that
 // bypassed the shim, direct verbs left unemulated) is invalid, and so is a
 // run with fewer reports than the sweep's other runs (a rank started
-// without the shim writes none).
+// without the shim writes none), and every run of a program none of whose
+// runs wrote a report (the shim never saw it open a device).
 #ifndef VERBSEMU_SWEEP_COVERAGE_H_
 #define VERBSEMU_SWEEP_COVERAGE_H_
 
