@@ -6,8 +6,12 @@
 // Debian's build) or the provider's (verbs_set_ops on a -Bsymbolic build).
 // An RC send/receive ping-pong over a TCP exchange of QP numbers and GIDs:
 //   nccl_style_pingpong -d DEV -x GID_INDEX -p PORT [-n ITERS] [-s BYTES]
-//                       [SERVER_ADDRESS]
-// Without SERVER_ADDRESS it serves one client. The client prints
+//                       [--hide] [SERVER_ADDRESS]
+// Without SERVER_ADDRESS it serves one client. --hide runs the ping-pong
+// through a second libibverbs loaded in a link namespace of its own
+// (dlmopen), which no preload reaches, while the device is also opened
+// through the usual one: a QP the shim cannot see beside a context it sees.
+// The client prints
 //   device DEV iters N bytes S t_min_us X t_median_us Y
 // one-way latencies (half the round trip), and both ends exit 0 on success.
 #include <dlfcn.h>
@@ -123,8 +127,9 @@ bool Take(void* h, F*& f, const char* name) {
   return f != nullptr;
 }
 
-bool Load(Verbs& v) {
-  void* h = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+bool Load(Verbs& v, bool hide) {
+  void* h = hide ? dlmopen(LM_ID_NEWLM, "libibverbs.so.1", RTLD_NOW | RTLD_LOCAL)
+                 : dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
     std::fprintf(stderr, "dlopen: %s\n", dlerror());
     return false;
@@ -151,6 +156,7 @@ struct Options {
   int iters = 1000;
   int bytes = 8;
   std::string server;  // empty: serve
+  bool hide = false;
 };
 
 bool Parse(int argc, char** argv, Options& o) {
@@ -167,6 +173,8 @@ bool Parse(int argc, char** argv, Options& o) {
       o.iters = std::atoi(argv[++i]);
     } else if (a == "-s" && has_value) {
       o.bytes = std::atoi(argv[++i]);
+    } else if (a == "--hide") {
+      o.hide = true;
     } else if (!a.empty() && a[0] != '-' && o.server.empty()) {
       o.server = a;
     } else {
@@ -336,9 +344,29 @@ bool Serve(Resources& r, const Options& o) {
   return true;
 }
 
+// The device opened through the usual libibverbs, the one a preload sees.
+ibv_context* OpenVisible(const Options& o, Verbs& visible) {
+  if (!Load(visible, /*hide=*/false)) return nullptr;
+  int n = 0;
+  ibv_device** list = visible.get_device_list(&n);
+  ibv_context* ctx = nullptr;
+  for (int i = 0; list != nullptr && i < n && ctx == nullptr; ++i) {
+    if (o.device == list[i]->name) ctx = visible.open_device(list[i]);
+  }
+  if (list != nullptr) visible.free_device_list(list);
+  return ctx;
+}
+
 int Main(const Options& o) {
+  Verbs visible{};
+  ibv_context* seen = o.hide ? OpenVisible(o, visible) : nullptr;
+  if (o.hide && seen == nullptr) {
+    std::fprintf(stderr, "cannot open %s through the usual libibverbs\n",
+                 o.device.c_str());
+    return 1;
+  }
   Verbs v{};
-  if (!Load(v)) return 1;
+  if (!Load(v, o.hide)) return 1;
   Resources r;
   r.v = &v;
   if (!Open(v, o, r)) return 1;
@@ -359,9 +387,14 @@ int Main(const Options& o) {
     std::fprintf(stderr, "cannot connect the QP\n");
     return 1;
   }
-  if (o.server.empty()) return Serve(r, o) && sock.Barrier() ? 0 : 1;
+  if (o.server.empty()) {
+    const bool ok = Serve(r, o) && sock.Barrier();
+    if (seen != nullptr) visible.close_device(seen);
+    return ok ? 0 : 1;
+  }
   std::vector<double> one_way;
   if (!Run(r, o, &one_way) || !sock.Barrier()) return 1;
+  if (seen != nullptr) visible.close_device(seen);
   std::sort(one_way.begin(), one_way.end());
   std::printf("device %s iters %d bytes %d t_min_us %.3f t_median_us %.3f\n",
               o.device.c_str(), o.iters, o.bytes, one_way.front(),
@@ -376,7 +409,7 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: nccl_style_pingpong -d DEV -x GID_INDEX -p PORT "
-                 "[-n ITERS] [-s BYTES] [SERVER_ADDRESS]\n");
+                 "[-n ITERS] [-s BYTES] [--hide] [SERVER_ADDRESS]\n");
     return 2;
   }
   return Main(o);

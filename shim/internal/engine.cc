@@ -8,6 +8,7 @@
 
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/hidden_qps.h"
 #include "shim/internal/peer_class.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
@@ -239,15 +240,18 @@ int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
 void AtForkPrepare() {
   E().mu.lock();
   LockThreadCaches();
+  HiddenQpsForkPrepare();
 }
 
 void AtForkParent() {
+  HiddenQpsForkParent();
   UnlockThreadCaches();
   E().mu.unlock();
 }
 
 void AtForkChild() {
   Engine& e = E();
+  HiddenQpsForkChild();
   UnlockThreadCaches();
   e.mu.unlock();
   ReportSignalForgetWatcher();
@@ -278,6 +282,7 @@ void ResetForTesting() {
   e.traffic.clear();
   e.traffic_paths = TrafficPaths{};
   e.warned_traffic = false;
+  ResetHiddenQpsForTesting();
 }
 
 void SetTrafficPathsForTesting(const TrafficPaths& paths) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "shim/internal/hidden_qps.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/state.h"
@@ -61,6 +62,8 @@ bool PadSender::Bringup(ibv_device* device) {
   init.cap.max_recv_sge = 1;
   init.qp_type = IBV_QPT_UD;
   qp_.reset(r.create_qp(pd_.get(), &init));
+  // The shim's own QP: the kernel's list of this process's QPs has it.
+  if (qp_) NoteSeenQp(device->name, qp_->qp_num);
   return qp_ && BringUpUd(qp_.get(), port_);
 }
 

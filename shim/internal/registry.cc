@@ -9,6 +9,7 @@
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/hidden_qps.h"
 #include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/report.h"
@@ -206,6 +207,9 @@ ContextState* RegisterContext(ibv_context* ctx) {
   }
   ArmReportSignalLocked();
   StartDeviceTrafficLocked(*c);
+  // The kernel's view of this process's QPs, looked at while it runs (the
+  // fake devices of tests have no kernel QPs).
+  if (!e.settings.report.empty() && !RealVerbsAreFake()) StartHiddenQpWatch();
   SaveOps(c.get());
   ContextState* raw = c.get();
   if (!e.contexts.Insert(ctx, raw)) return nullptr;
@@ -244,6 +248,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     return nullptr;
   }
   e.qp_owner.emplace(qp, std::move(q));
+  NoteSeenQp(c->device, raw->qpn);
   SetUpDeferLocked(raw, cap != nullptr ? *cap : ibv_qp_cap{});
   return raw;
 }

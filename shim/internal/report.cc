@@ -10,6 +10,7 @@
 #include "emulate/units.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/direct_verbs.h"
+#include "shim/internal/hidden_qps.h"
 #include "shim/internal/registry.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
@@ -225,6 +226,14 @@ std::string ReportText(std::vector<std::string>* warnings) {
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
            DeviceTrafficLinesLocked(dev, warnings);
   }
+  for (const std::string& line : HiddenQpReportLines()) {
+    // Its WARNING lines are warnings too: on stderr, and in the file.
+    if (line.starts_with("WARNING") && warnings != nullptr) {
+      warnings->push_back(line);
+    } else {
+      out += line + "\n";
+    }
+  }
   return out + DirectVerbsReportLine() + TopologyLine(e) + DrawnLine(e) +
          DeferLine(e) + WaitsLine(e) + SleepLine(e) + OverheadLine(e, total);
 }
@@ -238,6 +247,8 @@ void WriteReport() {
     std::lock_guard<std::mutex> lock(e.mu);
     if (e.devices_seen.empty()) return;
   }
+  // A last look at the kernel's list of this process's QPs.
+  if (!RealVerbsAreFake()) CheckHiddenQpsNow();
   std::vector<std::string> warnings;
   std::string text = ReportText(&warnings);
   for (const std::string& w : warnings) Warn(w);
