@@ -39,6 +39,16 @@ void ResetStatsLocked() {
   e.latency_law.ResetCounts();
 }
 
+// AdoptQp for ibv_modify_qp, which must not throw into its C caller: out
+// of memory leaves the QP unemulated.
+QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
+  try {
+    return AdoptQp(qp);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 void Warn(const std::string& line) {
@@ -162,10 +172,22 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
 
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
   if (Real().modify_qp == nullptr) return ENOSYS;
-  FlushDeferred(E().qps.Find(qp), FlushReason::kModify);
+  QpState* q = E().qps.Find(qp);
+  // A QP created where the shim did not see it (libefa's and other
+  // providers' own creation calls, a privately loaded libibverbs) is
+  // adopted here, before its first post, as if registered at creation.
+  if (q == nullptr && qp != nullptr) q = AdoptQpNoThrow(qp);
+  FlushDeferred(q, FlushReason::kModify);
   const int rc = Real().modify_qp(qp, attr, attr_mask);
   if (rc != 0 || attr == nullptr) return rc;
-  if (QpState* q = E().qps.Find(qp)) OnQpModified(q, *attr, attr_mask);
+  if (QpState* now = E().qps.Find(qp)) {
+    try {
+      OnQpModified(now, *attr, attr_mask);
+    } catch (...) {
+      // Out of memory: the provider did modify the QP, and the call says
+      // so; only its emulation may lag (e.g. no link until the next RTR).
+    }
+  }
   return rc;
 }
 
