@@ -276,6 +276,7 @@ void ResetForTesting() {
   ResetStatsLocked();
   e.warned_rate = false;
   e.warned_pad = false;
+  e.warned_unpadded = false;
   e.warned_shared_link = false;
   e.warned_direct_verbs = false;
   e.traffic.clear();
