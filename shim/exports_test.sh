@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libverbsemu.so's export map, and the preload/launcher behaviour that needs
-# no device: exactly the interposed verbs under IBVERBS_1.1, the private hooks
-# in the base version, nothing of C++; a bad value is one line.
+# no device: exactly the interposed verbs under IBVERBS_1.1, libmlx5's and
+# libefa's entries under their own nodes, the private hooks in the base
+# version, nothing of C++; a bad value is one line.
 set -u
 lib=$1
 launcher=$2
@@ -53,8 +54,8 @@ else
 fi
 
 # shellcheck disable=SC2016 # the inner shell expands them
-out=$(VERBSEMU_LIBRARY="$lib" "$launcher" run --latency 1500ns --bw-mode pace -- /bin/sh -c 'echo "$VERBSEMU_LATENCY $VERBSEMU_BW_MODE $LD_PRELOAD"')
-if [[ "$out" == "1500ns pace /"*libverbsemu.so* ]]; then
+out=$(VERBSEMU_LIBRARY="$lib" "$launcher" run --latency 1500ns --bw-mode pace -- /bin/sh -c 'echo "$VERBSEMU_LATENCY $VERBSEMU_BW_MODE $FI_EFA_USE_DATA_PATH_DIRECT $LD_PRELOAD"')
+if [[ "$out" == "1500ns pace 0 /"*libverbsemu.so* ]]; then
   ok "launcher run sets the environment and an absolute LD_PRELOAD"
 else
   bad "launcher run: [$out]"
