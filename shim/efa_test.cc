@@ -142,8 +142,7 @@ TEST_F(EfaTest, EfadvQpIsDelayedInSpinMode) {
   const QpCounters c = Counters(s.qp);
   EXPECT_EQ(c.wrs, 3u);
   EXPECT_EQ(c.bytes, 3u * 64);
-  EXPECT_GE(c.delay_ticks + 3 * Cal().spin_fixed_cost_ticks,
-            3 * Ticks(10'000));
+  EXPECT_GE(c.delay_ticks + 3 * Cal().spin_fixed_cost_ticks, 3 * Ticks(10'000));
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
 }
 

@@ -10,8 +10,8 @@ namespace verbsemu::shim::internal {
 
 ibv_qp* EfadvCreateQpEx(ibv_context* context, ibv_qp_init_attr_ex* attr,
                         efadv_qp_init_attr* efa_attr, uint32_t inlen) {
-  const auto real = RealEfa<&RealVerbs::efadv_create_qp_ex>(
-      "efadv_create_qp_ex", "EFA_1.1");
+  const auto real =
+      RealEfa<&RealVerbs::efadv_create_qp_ex>("efadv_create_qp_ex", "EFA_1.1");
   if (real == nullptr) {
     errno = ENOSYS;
     return nullptr;

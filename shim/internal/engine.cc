@@ -49,6 +49,19 @@ QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
   }
 }
 
+// OnQpModified for ibv_modify_qp: the provider did modify the QP, and the
+// call says so even when the shim runs out of memory; only the QP's
+// emulation may then lag (e.g. no link until its next RTR). False then.
+bool OnQpModifiedNoThrow(QpState* q, const ibv_qp_attr& attr,
+                         int attr_mask) noexcept {
+  try {
+    OnQpModified(q, attr, attr_mask);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void Warn(const std::string& line) {
@@ -181,12 +194,7 @@ int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
   const int rc = Real().modify_qp(qp, attr, attr_mask);
   if (rc != 0 || attr == nullptr) return rc;
   if (QpState* now = E().qps.Find(qp)) {
-    try {
-      OnQpModified(now, *attr, attr_mask);
-    } catch (...) {
-      // Out of memory: the provider did modify the QP, and the call says
-      // so; only its emulation may lag (e.g. no link until the next RTR).
-    }
+    (void)OnQpModifiedNoThrow(now, *attr, attr_mask);
   }
   return rc;
 }

@@ -209,7 +209,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   // Owned before anything is patched or published, so that running out of
   // memory here leaves the QP untouched (and unemulated).
   const auto [slot, fresh] = e.qp_owner.try_emplace(qp, std::move(owned));
-  if (!fresh) return nullptr;  // the two tables always agree; never here
+  if (!fresh) return nullptr;  // cannot happen: the two tables agree
   q->stream = e.next_stream++;
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
@@ -251,8 +251,8 @@ QpState* AdoptQp(ibv_qp* qp) {
                       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT | IBV_QP_CAP,
                       &init) == 0;
   // Its ibv_qp_ex, if it was created with send ops (ibv_qp_to_qp_ex gives
-  // one only then), is wrapped as at creation; slots already holding the
-  // shim's wrappers are left as they are.
+  // one only then), is wrapped as at creation (WrapQpEx never wraps a slot
+  // twice).
   QpState* q = RegisterQp(c, qp, /*with_send_ops=*/true, QpOrigin::kVerbs,
                           known ? &init.cap : nullptr);
   if (q == nullptr || !known) return q;
