@@ -186,20 +186,19 @@ bool EfaRefuses(FakeDevice* d, ibv_qp_type type, bool efadv) {
   return false;
 }
 
-ibv_qp* MakeQpEx(ibv_context* c, ibv_qp_init_attr_ex* a) {
+ibv_qp* FakeCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a) {
+  if (EfaRefuses(Dev(c), a->qp_type, false)) return nullptr;
   const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
   return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
                 a->sq_sig_all != 0, ex);
 }
 
-ibv_qp* FakeCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a) {
-  return EfaRefuses(Dev(c), a->qp_type, false) ? nullptr : MakeQpEx(c, a);
-}
-
 ibv_qp* FakeEfadvCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a,
                             efadv_qp_init_attr* efa, uint32_t) {
   if (EfaRefuses(Dev(c), a->qp_type, true) || efa == nullptr) return nullptr;
-  return MakeQpEx(c, a);
+  const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
+  return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
+                a->sq_sig_all != 0, ex);
 }
 
 ibv_cq_ex* FakeCreateCqEx(ibv_context* c, ibv_cq_init_attr_ex*) {
