@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "shim/internal/direct_verbs.h"
+#include "shim/internal/efa_verbs.h"
 #include "shim/internal/engine.h"
 
 namespace engine = verbsemu::shim::internal;
@@ -69,6 +70,21 @@ VERBSEMU_EXPORT mlx5dv_devx_obj* mlx5dv_devx_obj_create(ibv_context* context,
                                                         size_t inlen, void* out,
                                                         size_t outlen) {
   return engine::Mlx5dvDevxObjCreate(context, in, inlen, out, outlen);
+}
+
+// libefa's QP creation (EFA_1.0, EFA_1.1): EFA's SRD QPs are made only
+// through these, so the shim registers them here.
+VERBSEMU_EXPORT ibv_qp* efadv_create_driver_qp(ibv_pd* pd,
+                                               ibv_qp_init_attr* attr,
+                                               uint32_t driver_qp_type) {
+  return engine::EfadvCreateDriverQp(pd, attr, driver_qp_type);
+}
+
+VERBSEMU_EXPORT ibv_qp* efadv_create_qp_ex(ibv_context* context,
+                                           ibv_qp_init_attr_ex* attr,
+                                           efadv_qp_init_attr* efa_attr,
+                                           uint32_t inlen) {
+  return engine::EfadvCreateQpEx(context, attr, efa_attr, inlen);
 }
 
 // Private libibverbs entry points (driver.h), reached by libibverbs' own PLT

@@ -17,6 +17,13 @@ void Set(LaunchPlan& plan, const std::string& var, const std::string& value) {
   plan.env.emplace_back(var, value);
 }
 
+// libfabric 2.3 and later write EFA work requests into the device's queues
+// themselves unless FI_EFA_USE_DATA_PATH_DIRECT=0: no verb is called per
+// message, so nothing would be emulated.
+constexpr std::pair<const char*, const char*> kStackEnv[] = {
+    {"FI_EFA_USE_DATA_PATH_DIRECT", "0"},
+};
+
 }  // namespace
 
 std::string LauncherUsage() {
@@ -144,6 +151,9 @@ LaunchPlan ParseLauncherArgs(
     if (step == Step::kError) return plan;
     if (step == Step::kStop) break;
   }
+  for (const auto& [var, value] : kStackEnv) {
+    if (getenv(var) == nullptr) plan.stack_env.emplace_back(var, value);
+  }
   if (plan.mode == LaunchPlan::Mode::kRun) {
     plan.command.assign(args.begin() + static_cast<long>(i), args.end());
     if (plan.command.empty()) plan.error = "run: no command given after --";
@@ -166,6 +176,7 @@ std::vector<std::string> EnvLines(const LaunchPlan& plan,
   }
   kv.emplace_back("LD_PRELOAD", preload);
   for (const auto& e : plan.env) kv.push_back(e);
+  for (const auto& e : plan.stack_env) kv.push_back(e);
   std::vector<std::string> lines;
   if (plan.format == LaunchPlan::Format::kSrun) {
     std::string line = "--export=ALL";

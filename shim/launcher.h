@@ -18,6 +18,11 @@ struct LaunchPlan {
   Format format = Format::kLines;
   // VERBSEMU_* settings in flag order, validated.
   std::vector<std::pair<std::string, std::string>> env;
+  // Settings of the stacks above verbs that keep their traffic on the verbs
+  // the shim interposes (FI_EFA_USE_DATA_PATH_DIRECT=0: libfabric's EFA
+  // provider posts through ibv_wr_*), minus those already in the
+  // environment: the user's own value wins.
+  std::vector<std::pair<std::string, std::string>> stack_env;
   std::vector<std::string> command;  // kRun
   std::string error;                 // one line; empty when ok
   bool ok() const { return error.empty(); }

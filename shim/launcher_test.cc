@@ -73,7 +73,7 @@ TEST(LauncherTest, EnvLinesPrependPreload) {
   LaunchPlan p = ParseLauncherArgs({"env", "--latency", "2us"}, NoEnv);
   ASSERT_TRUE(p.ok());
   auto lines = EnvLines(p, "/x/libverbsemu.so", "/y/other.so");
-  ASSERT_EQ(lines.size(), 2u);
+  ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], "LD_PRELOAD=/x/libverbsemu.so:/y/other.so");
   EXPECT_EQ(lines[1], "VERBSEMU_LATENCY=2us");
 }
@@ -89,7 +89,30 @@ TEST(LauncherTest, MpirunAndSrunFormats) {
   ASSERT_TRUE(p.ok());
   lines = EnvLines(p, "/x/l.so", nullptr);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "--export=ALL,LD_PRELOAD=/x/l.so,VERBSEMU_LATENCY=1us");
+  EXPECT_EQ(lines[0],
+            "--export=ALL,LD_PRELOAD=/x/l.so,VERBSEMU_LATENCY=1us,"
+            "FI_EFA_USE_DATA_PATH_DIRECT=0");
+}
+
+// libfabric's EFA provider would write work requests into the device's
+// queues itself (no verb per message): both `run` and `env` turn that off,
+// unless the user chose a value.
+TEST(LauncherTest, EfaDirectDataPathOffUnlessTheUserSetIt) {
+  for (const char* mode : {"run", "env"}) {
+    std::vector<std::string> args = {mode, "--latency", "1us"};
+    if (std::string(mode) == "run") args.push_back("true");
+    LaunchPlan p = ParseLauncherArgs(args, NoEnv);
+    ASSERT_TRUE(p.ok()) << p.error;
+    const auto lines = EnvLines(p, "/x/l.so", nullptr);
+    EXPECT_EQ(lines.back(), "FI_EFA_USE_DATA_PATH_DIRECT=0") << mode;
+    p = ParseLauncherArgs(args, [](const char* n) {
+      return std::string(n) == "FI_EFA_USE_DATA_PATH_DIRECT" ? "1" : nullptr;
+    });
+    ASSERT_TRUE(p.ok()) << p.error;
+    for (const std::string& l : EnvLines(p, "/x/l.so", nullptr)) {
+      EXPECT_EQ(l.find("FI_EFA"), std::string::npos) << mode << ": " << l;
+    }
+  }
 }
 
 }  // namespace

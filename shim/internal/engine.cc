@@ -40,6 +40,29 @@ void ResetStatsLocked() {
   e.latency_law.ResetCounts();
 }
 
+// AdoptQp for ibv_modify_qp, which must not throw into its C caller: out
+// of memory leaves the QP unemulated.
+QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
+  try {
+    return AdoptQp(qp);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+// OnQpModified for ibv_modify_qp: the provider did modify the QP, and the
+// call says so even when the shim runs out of memory; only the QP's
+// emulation may then lag (e.g. no link until its next RTR). False then.
+bool OnQpModifiedNoThrow(QpState* q, const ibv_qp_attr& attr,
+                         int attr_mask) noexcept {
+  try {
+    OnQpModified(q, attr, attr_mask);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 void Warn(const std::string& line) {
@@ -182,10 +205,17 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
 
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
   if (Real().modify_qp == nullptr) return ENOSYS;
-  FlushDeferred(LiveQp(qp), FlushReason::kModify);
+  QpState* q = qp != nullptr ? LiveQp(qp) : nullptr;
+  // A QP created where the shim did not see it (libefa's and other
+  // providers' own creation calls, a privately loaded libibverbs) is
+  // adopted here, before its first post, as if registered at creation.
+  if (q == nullptr && qp != nullptr) q = AdoptQpNoThrow(qp);
+  FlushDeferred(q, FlushReason::kModify);
   const int rc = Real().modify_qp(qp, attr, attr_mask);
   if (rc != 0 || attr == nullptr) return rc;
-  if (QpState* q = LiveQp(qp)) OnQpModified(q, *attr, attr_mask);
+  if (QpState* now = E().qps.Find(qp)) {
+    (void)OnQpModifiedNoThrow(now, *attr, attr_mask);
+  }
   return rc;
 }
 
@@ -277,6 +307,7 @@ void ResetForTesting() {
   ResetStatsLocked();
   e.warned_rate = false;
   e.warned_pad = false;
+  e.warned_unpadded = false;
   e.warned_shared_link = false;
   e.warned_direct_verbs = false;
   e.traffic.clear();

@@ -59,6 +59,10 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   const uint64_t tsc = emulate::ReadTsc();
   FakeQp* q = Qp(qp);
   FakeDevice* d = q->ctx->owner;
+  if (qp->qp_type == IBV_QPT_DRIVER && q->ex) {  // Personality::kEfa
+    *bad_wr = wr;
+    return EOPNOTSUPP;
+  }
   if (!StampPost(d, tsc)) return 0;
   std::lock_guard<std::mutex> lock(q->sq_mu);
   const int fail_at = d->fail_post_at.load();
@@ -167,7 +171,31 @@ ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
   return raw;
 }
 
+// What libefa refuses (errno set): efadv creation on another device or of
+// another type than SRD's; verbs creation of anything but UD on EFA.
+bool EfaRefuses(FakeDevice* d, ibv_qp_type type, bool efadv) {
+  const bool efa = d->personality == Personality::kEfa;
+  if (efadv && efa && type != IBV_QPT_DRIVER) {
+    errno = EINVAL;
+    return true;
+  }
+  if (efadv ? !efa : efa && type != IBV_QPT_UD) {
+    errno = EOPNOTSUPP;
+    return true;
+  }
+  return false;
+}
+
 ibv_qp* FakeCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a) {
+  if (EfaRefuses(Dev(c), a->qp_type, false)) return nullptr;
+  const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
+  return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
+                a->sq_sig_all != 0, ex);
+}
+
+ibv_qp* FakeEfadvCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a,
+                            efadv_qp_init_attr* efa, uint32_t) {
+  if (EfaRefuses(Dev(c), a->qp_type, true) || efa == nullptr) return nullptr;
   const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
   return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
                 a->sq_sig_all != 0, ex);
@@ -275,6 +303,13 @@ int FakeCloseDevice(ibv_context* c) {
 }
 
 ibv_qp* FakeCreateQp(ibv_pd* pd, ibv_qp_init_attr* a) {
+  if (EfaRefuses(Dev(pd->context), a->qp_type, false)) return nullptr;
+  return MakeQp(Ctx(pd->context), pd, a->send_cq, a->recv_cq, a->qp_type,
+                a->sq_sig_all != 0, false);
+}
+
+ibv_qp* FakeEfadvCreateDriverQp(ibv_pd* pd, ibv_qp_init_attr* a, uint32_t) {
+  if (EfaRefuses(Dev(pd->context), a->qp_type, true)) return nullptr;
   return MakeQp(Ctx(pd->context), pd, a->send_cq, a->recv_cq, a->qp_type,
                 a->sq_sig_all != 0, false);
 }
@@ -482,6 +517,8 @@ RealVerbs FakeDevice::MakeRealVerbs() {
   r.destroy_ah = FakeDestroyAh;
   r.verbs_set_ops = FakeVerbsSetOps;
   r.ibv_cmd_destroy_qp = FakeCmdDestroyQp;
+  r.efadv_create_qp_ex = FakeEfadvCreateQpEx;
+  r.efadv_create_driver_qp = FakeEfadvCreateDriverQp;
   r.rdma_core_version = 44;
   return r;
 }

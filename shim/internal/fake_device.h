@@ -32,6 +32,12 @@ enum class Personality {
   // RTS it writes the real one. Each write happens only if the slot is
   // non-NULL, so a wrapper the shim installed is overwritten.
   kMlx5,
+  // As EFA (libefa): SRD QPs (IBV_QPT_DRIVER) are made only through
+  // efadv_create_qp_ex or efadv_create_driver_qp (the RealVerbs entries),
+  // verbs creation takes UD alone, and an SRD QP with send ops posts only
+  // through ibv_wr_* (ibv_post_send: EOPNOTSUPP), addressed by
+  // wr_set_ud_addr, as libfabric posts on it.
+  kEfa,
 };
 
 struct FakeContext {

@@ -3,10 +3,12 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "emulate/link_rate.h"
+#include "shim/internal/report.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
@@ -127,6 +129,18 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
   return slot.get();
 }
 
+// The padding datagrams go to the QP's peer, known only from a connected
+// QP's address vector: UD and EFA SRD (DRIVER) QPs send to many peers.
+void WarnUnpadded(const QpState& q) {
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "bandwidth padding needs a connected QP (RC/UC): %s QP "
+                "0x%06x on %s is not padded, nor will other such QPs be "
+                "(--bw-mode pace takes bandwidth from every QP type)",
+                QpTypeName(q.type), q.qpn, q.ctx->device.c_str());
+  Warn(line);
+}
+
 }  // namespace
 
 std::string LinkSegmentName(const TrafficPaths& paths,
@@ -147,9 +161,11 @@ void AttachLink(QpState* q) {
                          q->link_class.load(std::memory_order_relaxed));
   }
   bool pads;
+  bool unpadded;
   {
     std::lock_guard<std::mutex> lock(q->mu);
     pads = e.pad && link->pad_ratio > 1 && q->have_av;
+    unpadded = e.pad && link->pad_ratio > 1 && !q->have_av;
     if (pads) {
       q->planner = emulate::PadPlanner(link->pad_ratio,
                                        e.settings.engine.pad_threshold_bytes,
@@ -157,6 +173,7 @@ void AttachLink(QpState* q) {
     }
   }
   if (pads) PreparePadding(q, link);
+  if (unpadded && !e.warned_unpadded.exchange(true)) WarnUnpadded(*q);
   q->link.store(link, std::memory_order_release);
 }
 

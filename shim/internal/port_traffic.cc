@@ -24,10 +24,13 @@ struct CounterFiles {
 };
 // In order of preference, relative to DEVICE/ports/PORT/; rxe's hw_counters
 // were per device before Linux 5.17 (../../ is the device's directory).
+// EFA has no counters/ directory: its port's hw_counters name them tx_pkts
+// and rx_pkts.
 constexpr CounterFiles kCounterFiles[] = {
     {"counters/port_xmit_packets", "counters/port_rcv_packets"},
     {"hw_counters/sent_pkts", "hw_counters/rcvd_pkts"},
     {"../../hw_counters/sent_pkts", "../../hw_counters/rcvd_pkts"},
+    {"hw_counters/tx_pkts", "hw_counters/rx_pkts"},
 };
 
 std::optional<uint64_t> ReadCounter(const std::string& path) {
@@ -184,9 +187,10 @@ std::string PortTraffic::ReportLine(std::string* warning) const {
     char w_line[512];
     std::snprintf(w_line, sizeof w_line,
                   "WARNING: %s port %d sent %llu packets that no shim process "
-                  "posted: traffic bypassed the shim (mlx5dv/DEVX queues, a "
-                  "libibverbs reached by dlopen/dlvsym) or came from processes "
-                  "without it, and was not emulated",
+                  "posted: traffic bypassed the shim (mlx5dv/DEVX queues, "
+                  "libfabric's EFA direct data path, a libibverbs reached by "
+                  "dlopen/dlvsym) or came from processes without it, and was "
+                  "not emulated",
                   device_.c_str(), port_, static_cast<ull>(v.unexplained));
     *warning = w_line;
   }

@@ -120,6 +120,17 @@ TEST_F(PortTrafficTest, ReadsIbCountersFirstThenRxe) {
   EXPECT_EQ(DevicePorts(paths_.sysfs_root, "dev0"), (std::vector<int>{1, 2}));
 }
 
+// EFA: no counters/ directory; the port's hw_counters say tx_pkts, rx_pkts.
+TEST_F(PortTrafficTest, ReadsEfaCounters) {
+  Write("efa_0/ports/1/hw_counters/tx_pkts", "11\n");
+  Write("efa_0/ports/1/hw_counters/rx_pkts", "12\n");
+  Write("efa_0/ports/1/hw_counters/tx_bytes", "9999\n");
+  const auto p = ReadDevicePackets(paths_.sysfs_root, "efa_0", 1);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->sent, 11u);
+  EXPECT_EQ(p->received, 12u);
+}
+
 TEST_F(PortTrafficTest, WindowCountsEveryProcessOfTheNode) {
   SetRxe(1'000, 500);
   auto mine = Start();

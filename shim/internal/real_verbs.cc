@@ -92,8 +92,9 @@ const RealVerbs& Real() {
 
 bool RealVerbsAreFake() { return g_fake.load(std::memory_order_acquire); }
 
-void* LookupMlx5(const char* name, const char* version) {
-  return Lookup(name, version, "libmlx5.so.1");
+void* LookupProvider(const char* library, const char* name,
+                     const char* version) {
+  return Lookup(name, version, library);
 }
 
 void SetRealVerbsForTesting(const RealVerbs& fake) {

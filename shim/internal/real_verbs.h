@@ -5,6 +5,7 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_REAL_VERBS_H_
 #define VERBSEMU_SHIM_INTERNAL_REAL_VERBS_H_
 
+#include <infiniband/efadv.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
@@ -50,6 +51,11 @@ struct RealVerbs {
                               mlx5dv_qp_init_attr*) = nullptr;
   mlx5dv_devx_obj* (*mlx5dv_devx_obj_create)(ibv_context*, const void*, size_t,
                                              void*, size_t) = nullptr;
+  // libefa's QP creation (found through RealEfa once libefa is loaded).
+  ibv_qp* (*efadv_create_qp_ex)(ibv_context*, ibv_qp_init_attr_ex*,
+                                efadv_qp_init_attr*, uint32_t) = nullptr;
+  ibv_qp* (*efadv_create_driver_qp)(ibv_pd*, ibv_qp_init_attr*,
+                                    uint32_t) = nullptr;
   // rdma-core release of the running libibverbs (e.g. 44), 0 if unknown.
   int rdma_core_version = 0;
 };
@@ -58,25 +64,37 @@ struct RealVerbs {
 // found; missing entries stay nullptr and callers must check.
 const RealVerbs& Real();
 
-// libmlx5's entry `member` of RealVerbs, looked up by `name`@`version`
-// until libmlx5 is loaded (stacks such as NCCL dlopen it late); nullptr
-// until then. With a test table, that table's entry.
+// A provider library's entry `member` of RealVerbs, looked up by
+// `name`@`version` in `library` until that library is loaded (stacks such
+// as NCCL and libfabric dlopen it late); nullptr until then. With a test
+// table, that table's entry.
 template <auto Member>
-auto RealMlx5(const char* name, const char* version);
+auto RealProvider(const char* library, const char* name, const char* version);
 
-// Non-template part of RealMlx5.
-bool RealVerbsAreFake();
-void* LookupMlx5(const char* name, const char* version);
-
+// libmlx5's and libefa's entries.
 template <auto Member>
 auto RealMlx5(const char* name, const char* version) {
+  return RealProvider<Member>("libmlx5.so.1", name, version);
+}
+template <auto Member>
+auto RealEfa(const char* name, const char* version) {
+  return RealProvider<Member>("libefa.so.1", name, version);
+}
+
+// Non-template part of RealProvider.
+bool RealVerbsAreFake();
+void* LookupProvider(const char* library, const char* name,
+                     const char* version);
+
+template <auto Member>
+auto RealProvider(const char* library, const char* name, const char* version) {
   using Fn =
       std::remove_reference_t<decltype(std::declval<RealVerbs>().*Member)>;
   static std::atomic<Fn> found{nullptr};
   if (RealVerbsAreFake()) return Real().*Member;
   Fn fn = found.load(std::memory_order_acquire);
   if (fn == nullptr) {
-    fn = reinterpret_cast<Fn>(LookupMlx5(name, version));
+    fn = reinterpret_cast<Fn>(LookupProvider(library, name, version));
     found.store(fn, std::memory_order_release);
   }
   return fn;

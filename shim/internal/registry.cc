@@ -224,12 +224,17 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
-  auto q = std::make_unique<QpState>();
+  auto owned = std::make_unique<QpState>();
+  QpState* q = owned.get();
   q->qp = qp;
   q->ctx = c;
   q->qpn = qp->qp_num;
   q->type = qp->qp_type;
   q->record_batches = e.emulating && origin == QpOrigin::kVerbs;
+  // Owned before anything is patched or published, so that running out of
+  // memory here leaves the QP untouched (and unemulated).
+  const auto [slot, fresh] = e.qp_owner.try_emplace(qp, std::move(owned));
+  if (!fresh) return nullptr;  // cannot happen: the two tables agree
   q->stream = e.next_stream++;
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
@@ -241,16 +246,24 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
       c->has_qp_ex_fallback.store(true, std::memory_order_release);
     }
   }
-  QpState* raw = q.get();
-  if (!e.qps.Insert(qp, raw)) {
+  if (!e.qps.Insert(qp, q)) {
     // Table full: the QP runs unemulated.
-    if (raw->qpx != nullptr) UnwrapQpEx(raw->qpx, raw->provider);
+    if (q->qpx != nullptr) UnwrapQpEx(q->qpx, q->provider);
+    e.qp_owner.erase(slot);
     return nullptr;
   }
-  e.qp_owner.emplace(qp, std::move(q));
-  NoteSeenQp(c->device, raw->qpn);
-  SetUpDeferLocked(raw, cap != nullptr ? *cap : ibv_qp_cap{});
-  return raw;
+  NoteSeenQp(c->device, q->qpn);
+  SetUpDeferLocked(q, cap != nullptr ? *cap : ibv_qp_cap{});
+  return q;
+}
+
+QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
+                           QpOrigin origin, const ibv_qp_cap* cap) noexcept {
+  try {
+    return RegisterQp(c, qp, with_send_ops, origin, cap);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 QpState* AdoptQp(ibv_qp* qp) {
@@ -261,7 +274,10 @@ QpState* AdoptQp(ibv_qp* qp) {
   const bool known =
       Real().query_qp != nullptr &&
       Real().query_qp(qp, &attr, kAdoptMask | IBV_QP_CAP, &init) == 0;
-  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs,
+  // Its ibv_qp_ex, if it was created with send ops (ibv_qp_to_qp_ex gives
+  // one only then), is wrapped as at creation (WrapQpEx never wraps a slot
+  // twice).
+  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/true, QpOrigin::kVerbs,
                           known ? &init.cap : nullptr);
   if (q == nullptr || !known) return q;
   if (attr.qp_state >= IBV_QPS_RTR) {

@@ -38,8 +38,16 @@ enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs };
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
                     QpOrigin origin = QpOrigin::kVerbs,
                     const ibv_qp_cap* cap = nullptr);
+// As RegisterQp, for callers reached from C (the exported creation calls):
+// nullptr, and the QP runs unemulated, when registering fails (out of
+// memory) instead of an exception.
+QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
+                           QpOrigin origin = QpOrigin::kVerbs,
+                           const ibv_qp_cap* cap = nullptr) noexcept;
 // A QP the shim did not see being created (e.g. through a privately loaded
-// libibverbs): learnt on first post.
+// libibverbs, or a provider's own creation call): learnt at its first
+// ibv_modify_qp or first post, its ibv_qp_ex slots wrapped when it has
+// send ops.
 QpState* AdoptQp(ibv_qp* qp);
 // The state of the QP at `qp`, or nullptr. A state whose QP number is not
 // the QP's (destroyed where the shim could not see it, another QP created at

@@ -21,19 +21,6 @@ namespace {
 
 using ull = unsigned long long;
 
-const char* QpTypeName(ibv_qp_type type) {
-  switch (type) {
-    case IBV_QPT_RC:
-      return "RC";
-    case IBV_QPT_UD:
-      return "UD";
-    case IBV_QPT_UC:
-      return "UC";
-    default:
-      return "other";
-  }
-}
-
 double PerSample(const emulate::TscCalibration& cal, uint64_t ticks,
                  uint64_t samples) {
   return samples ? cal.TicksToNs(ticks) / static_cast<double>(samples) : 0.0;
@@ -194,6 +181,21 @@ std::string DeferLine(const Engine& e) {
 }
 
 }  // namespace
+
+const char* QpTypeName(ibv_qp_type type) {
+  switch (type) {
+    case IBV_QPT_RC:
+      return "RC";
+    case IBV_QPT_UD:
+      return "UD";
+    case IBV_QPT_UC:
+      return "UC";
+    case IBV_QPT_DRIVER:
+      return "DRIVER";
+    default:
+      return "other";
+  }
+}
 
 std::string ReportText(std::vector<std::string>* warnings) {
   Engine& e = E();

@@ -4,6 +4,8 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_REPORT_H_
 #define VERBSEMU_SHIM_INTERNAL_REPORT_H_
 
+#include <infiniband/verbs.h>
+
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@ void WriteReport();  // to VERBSEMU_REPORT's destination, if any
 // child); an application that handles the signal itself keeps it. Caller
 // holds E().mu.
 void ArmReportSignalLocked();
+// "RC", "UD", "UC", "DRIVER" (EFA's SRD, mlx5's DC) or "other".
+const char* QpTypeName(ibv_qp_type type);
 
 }  // namespace verbsemu::shim::internal
 

@@ -185,6 +185,7 @@ struct Engine {
   DeferCounters defer;
   std::atomic<bool> warned_defer_refused{false};
   std::atomic<bool> warned_rate{false}, warned_pad{false};
+  std::atomic<bool> warned_unpadded{false};
   std::atomic<bool> warned_shared_link{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
   std::atomic<bool> warned_direct_verbs{false};
