@@ -75,16 +75,13 @@ void OnQpTrafficRetired(QpState* q) {
   q->reads_counted_on = nullptr;
 }
 
-std::string DeviceTrafficLinesLocked(const std::string& device,
-                                     std::vector<std::string>* warnings) {
+std::string DeviceTrafficLinesLocked(const std::string& device) {
   // The calling thread's own counts are published before the comparison.
   if (tl_cache != nullptr) PublishThreadCache(tl_cache);
   std::string out;
   for (auto& t : E().traffic) {
     if (t->device() != device) continue;
-    std::string warning;
-    out += t->ReportLine(&warning);
-    if (!warning.empty() && warnings != nullptr) warnings->push_back(warning);
+    out += t->ReportLine();
   }
   return out;
 }

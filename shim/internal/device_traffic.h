@@ -22,10 +22,9 @@ void StartDeviceTrafficLocked(const ContextState& c);
 void OnQpTrafficModified(QpState* q, const ibv_qp_attr& attr, int attr_mask);
 // The QP is gone: it serves no more READs.
 void OnQpTrafficRetired(QpState* q);
-// One line per port of `device`; bypass warnings appended to `warnings`.
-// Caller holds E().mu.
-std::string DeviceTrafficLinesLocked(const std::string& device,
-                                     std::vector<std::string>* warnings);
+// One line per port of `device` (two when packets went out that no shim
+// process posted). Caller holds E().mu.
+std::string DeviceTrafficLinesLocked(const std::string& device);
 // A forked child's windows start afresh. Caller holds E().mu.
 void RestartDeviceTrafficLocked();
 

@@ -1,7 +1,10 @@
-// What a device port carried against what the shim saw posted. Traffic that
-// bypasses the shim (mlx5dv or DEVX queues, a libibverbs reached through
-// dlopen/dlvsym, a process without the shim) is not emulated; the report
-// must say so rather than show a quiet "wrs 0".
+// What a device port carried against what the shim saw posted: the report
+// shows it beside the shim's counts, and counts what no shim process
+// posted. That count is a note, never a verdict: a port is shared (other
+// processes and users, IPoIB, kernel storage), and symmetric traffic (rings,
+// halos, all-to-all) sends what it receives, so a bypass can hide in it.
+// The verdict on this process's own QPs is the kernel's list of them
+// (hidden_qps.h).
 //
 // Devices are shared (several ranks per node, other jobs), so the comparison
 // is node-wide: every shim process adds the request packets it posted on a
@@ -105,8 +108,9 @@ class PortTraffic {
   // A new window from now (a forked child's statistics start afresh).
   void Restart();
   TrafficWindow Window() const;
-  // "device D port P: ..." and, on a bypass, the warning line.
-  std::string ReportLine(std::string* warning) const;
+  // "device D port P: ..." and, with packets no shim process posted, a
+  // second line counting them (a note: port counters are shared).
+  std::string ReportLine() const;
 
  private:
   TrafficPaths paths_;

@@ -226,7 +226,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
     }
     total += sum;
     out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
-           DeviceTrafficLinesLocked(dev, warnings);
+           DeviceTrafficLinesLocked(dev);
   }
   for (const std::string& line : HiddenQpReportLines()) {
     // Its WARNING lines are warnings too: on stderr, and in the file.
