@@ -251,5 +251,38 @@ TEST_F(WrBatchTest, ThreadsSharingOneQpKeepTheirOwnWrIds) {
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
 }
 
+// A QP created with IBV_QP_EX_WITH_FLUSH (rdma-core 45 and later) may take
+// ibv_wr_flush, a slot the shim does not wrap: were its batches recorded,
+// the flush would reach the provider outside the batch the rest of it is
+// replayed in. Its batches go straight through instead (the provider's
+// batch is open from wr_start), and the latency still applies.
+TEST_F(WrBatchTest, QpWithFlushKeepsTheProvidersBatchOpenFromWrStart) {
+  ConfigureLatency(2'000);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  ibv_qp_init_attr_ex a{};
+  a.send_cq = r.cq;
+  a.recv_cq = r.cq;
+  a.qp_type = IBV_QPT_RC;
+  a.pd = r.pd;
+  a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  constexpr uint64_t kWithFlush = uint64_t{1} << 11;  // IBV_QP_EX_WITH_FLUSH
+  a.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | kWithFlush;
+  ibv_qp* qp = ibv_create_qp_ex(r.ctx, &a);
+  ASSERT_NE(qp, nullptr);
+  Connect(qp);
+  auto* f = reinterpret_cast<FakeQp*>(qp);
+  ibv_qp_ex* x = &f->qpx;
+  // A direct batch's wait is counted from its wr_start.
+  const uint64_t t0 = emulate::ReadTsc();
+  ibv_wr_start(x);
+  EXPECT_TRUE(f->in_batch) << "the provider's batch is open for wr_flush";
+  ibv_wr_rdma_write(x, 1, 0x2000);
+  ibv_wr_set_sge(x, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(x), 0);
+  EXPECT_GE(DeviceDelay(d, t0) + Cal().spin_fixed_cost_ticks, Ticks(2'000));
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+}
+
 }  // namespace
 }  // namespace verbsemu::shim::internal

@@ -34,7 +34,9 @@ struct DeferList;
 #define VERBSEMU_DEFER_COUNTERS(X)                                          \
   X(qps, "QPs deferring")                                                   \
   X(spin_td_qps, "QPs spinning instead: thread domain without locks")       \
-  X(spin_dv_qps, "QPs spinning instead: made or driven through mlx5dv")     \
+  X(spin_dv_qps,                                                           \
+    "QPs spinning instead: made or driven through mlx5dv, or with "         \
+    "ibv_wr_flush")                                                         \
   X(handed_posts, "posts handed to the provider")                           \
   X(thread_handed, "of them by the progress thread")                        \
   X(thread_wakes, "progress-thread wakes")                                  \

@@ -40,14 +40,19 @@ auto CreateThroughProvider(ibv_context* context, Attr* attr)
   return (c->*Op)(context, attr);
 }
 
+// IBV_QP_EX_WITH_FLUSH, in rdma-core 45 and later (not in every header the
+// shim is built against).
+constexpr uint64_t kQpExWithFlush = uint64_t{1} << 11;
+
 ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
   ibv_qp* qp =
       CreateThroughProvider<&ContextState::create_qp_ex>(context, attr);
   if (qp != nullptr) {
     const bool send_ops =
         (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
-    RegisterQp(E().contexts.Find(context), qp, send_ops, QpOrigin::kVerbs,
-               &attr->cap);
+    const bool flush = send_ops && (attr->send_ops_flags & kQpExWithFlush) != 0;
+    RegisterQp(E().contexts.Find(context), qp, send_ops,
+               flush ? QpOrigin::kWithFlush : QpOrigin::kVerbs, &attr->cap);
   }
   return qp;
 }

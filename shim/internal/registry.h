@@ -31,9 +31,12 @@ class OwnContextScope {
 // otherwise. Calibrates the TSC on the first device.
 ContextState* RegisterContext(ibv_context* ctx);
 // `with_send_ops`: the QP has ibv_qp_ex send ops whose slots get wrapped.
-// Where a QP was made: mlx5dv_create_qp's QPs may take mlx5dv_wr_* calls
-// inside an ibv_wr_* batch, so their batches are never recorded.
-enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs };
+// Where a QP was made, and so whether its ibv_wr_* batches may be recorded:
+// mlx5dv_create_qp's QPs may take mlx5dv_wr_* calls inside a batch, and a
+// QP created with IBV_QP_EX_WITH_FLUSH may take ibv_wr_flush (rdma-core 45
+// and later), a slot the shim does not wrap; their batches go straight to
+// the provider.
+enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs, kWithFlush };
 // `cap`: the QP's queue sizes as created (the defer mode's ENOMEM bound).
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
                     QpOrigin origin = QpOrigin::kVerbs,
