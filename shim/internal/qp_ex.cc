@@ -32,22 +32,29 @@ WrRecording* Recording(const ibv_qp_ex* qpx) {
   return c != nullptr ? c->recordings.Find(qpx) : nullptr;
 }
 
-// The provider's functions for a QP whose state is gone (being destroyed):
-// batch control must still reach the provider, which holds its send-queue
-// lock from wr_start to wr_complete or wr_abort.
-const QpExSlots* Fallback(ibv_qp_ex* qpx) {
-  const ContextState* c = E().contexts.Find(qpx->qp_base.context);
-  if (c == nullptr || !c->has_qp_ex_fallback.load(std::memory_order_acquire)) {
-    return nullptr;
-  }
-  return &c->qp_ex_fallback;
+// The provider's functions for a QP whose state is gone (being destroyed)
+// into `*out`: batch control must still reach the provider, which holds its
+// send-queue lock from wr_start to wr_complete or wr_abort. Only that QP's
+// own functions will do (mlx5's setters and wr_complete differ from QP to
+// QP); false when they are not known.
+bool Fallback(ibv_qp_ex* qpx, QpExSlots* out) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.leaving_mu);
+  auto it = e.leaving.find(&qpx->qp_base);
+  if (it == e.leaving.end()) return false;
+  *out = it->second;
+  return true;
 }
 
+// A leaving QP's functions, copied for the calling thread.
+thread_local QpExSlots tl_leaving;
+
 // The provider's functions for `qpx` on the direct path; nullptr only when
-// neither the QP's nor its context's are known.
+// they are not known.
 const QpExSlots* Direct(ibv_qp_ex* qpx, QpState** q) {
   *q = FindQpx(qpx);
-  return *q != nullptr ? &(*q)->provider : Fallback(qpx);
+  if (*q != nullptr) return &(*q)->provider;
+  return Fallback(qpx, &tl_leaving) ? &tl_leaving : nullptr;
 }
 
 void AddBytes(QpState* q, uint64_t b) { q->batch.AddBytes(b); }
@@ -174,7 +181,8 @@ int WrComplete(ibv_qp_ex* qpx);
 void WrStart(ibv_qp_ex* qpx) {
   QpState* q = E().qps.Find(&qpx->qp_base);
   if (q == nullptr) {
-    if (const QpExSlots* f = Fallback(qpx)) f->wr_start(qpx);
+    QpExSlots f;
+    if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
     return;
   }
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
@@ -292,8 +300,9 @@ int WrComplete(ibv_qp_ex* qpx) {
   uint64_t t0 = emulating && counting ? emulate::ReadTsc() : 0;
   QpState* q = FindQpx(qpx);
   if (q == nullptr) {
-    const QpExSlots* f = Fallback(qpx);
-    return f != nullptr ? f->wr_complete(qpx) : EINVAL;
+    QpExSlots f;
+    return Fallback(qpx, &f) && f.wr_complete != nullptr ? f.wr_complete(qpx)
+                                                         : EINVAL;
   }
   if (!counting) return WrCompleteDelayOnly(q, qpx);
   ThreadCache* tc = Cache();
@@ -323,7 +332,8 @@ void WrAbort(ibv_qp_ex* qpx) {
   }
   QpState* q = FindQpx(qpx);
   if (q == nullptr) {
-    if (const QpExSlots* f = Fallback(qpx)) f->wr_abort(qpx);
+    QpExSlots f;
+    if (Fallback(qpx, &f) && f.wr_abort != nullptr) f.wr_abort(qpx);
     return;
   }
   if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;

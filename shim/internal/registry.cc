@@ -211,10 +211,6 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     if (q->qpx) {
       WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
     }
-    if (q->qpx && !c->has_qp_ex_fallback.load(std::memory_order_relaxed)) {
-      c->qp_ex_fallback = q->provider;
-      c->has_qp_ex_fallback.store(true, std::memory_order_release);
-    }
   }
   QpState* raw = q.get();
   if (!e.qps.Insert(qp, raw)) {
@@ -282,13 +278,22 @@ std::unique_ptr<QpState> DetachQp(ibv_qp* qp) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   QpState* q = e.qps.Find(qp);
-  return q != nullptr ? DetachQpLocked(q) : nullptr;
+  if (q == nullptr) return nullptr;
+  if (q->qpx != nullptr) {
+    std::lock_guard<std::mutex> leaving(e.leaving_mu);
+    e.leaving[qp] = q->provider;
+  }
+  return DetachQpLocked(q);
 }
 
 void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed) {
   if (q == nullptr) return;
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
+  {
+    std::lock_guard<std::mutex> leaving(e.leaving_mu);
+    e.leaving.erase(q->qp);
+  }
   // Still alive (the provider refused), and not adopted again meanwhile:
   // it goes back as it was.
   if (!destroyed && e.qps.Find(q->qp) == nullptr &&
@@ -334,6 +339,10 @@ void ForgetAllLocked() {
     }
   }
   ClearThreadCaches(/*forget_qps=*/true);
+  {
+    std::lock_guard<std::mutex> leaving(e.leaving_mu);
+    e.leaving.clear();
+  }
   e.qps.Clear();
   e.contexts.Clear();
   e.qp_owner.clear();
