@@ -67,6 +67,7 @@ void ResetBatch(QpState* q) { q->batch = PostShape{}; }
     if (WrRecording* r = Recording(qpx)) {                         \
       keep;                                                        \
       r->shape.Begin(flow);                                        \
+      r->NoteWr(qpx->wr_flags);                                    \
       r->Add<&QpExSlots::slot> args; /* NOLINT */                  \
       return;                                                      \
     }                                                              \
@@ -134,6 +135,7 @@ uint64_t TotalLength(const Piece* pieces, size_t n) {
 void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
   if (WrRecording* r = Recording(qpx)) {
     r->shape.AddBytes(TotalLength(sg_list, num_sge));
+    r->max_sges = std::max(r->max_sges, num_sge);
     r->Add<&QpExSlots::wr_set_sge_list>(qpx, num_sge,
                                         r->Keep(sg_list, num_sge));
     return;
@@ -148,6 +150,7 @@ void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
 void WrSetInlineData(ibv_qp_ex* qpx, void* addr, size_t length) {
   if (WrRecording* r = Recording(qpx)) {
     r->shape.AddBytes(length);
+    r->max_inline = std::max<uint64_t>(r->max_inline, length);
     void* copy = r->Keep(static_cast<char*>(addr), length);
     r->Add<&QpExSlots::wr_set_inline_data>(qpx, copy, length);
     return;
@@ -162,6 +165,7 @@ void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
                          const ibv_data_buf* buf_list) {
   if (WrRecording* r = Recording(qpx)) {
     r->shape.AddBytes(TotalLength(buf_list, num_buf));
+    r->max_inline = std::max(r->max_inline, TotalLength(buf_list, num_buf));
     ibv_data_buf* copy = r->Keep(const_cast<ibv_data_buf*>(buf_list), num_buf);
     for (size_t i = 0; i < num_buf; ++i) {
       copy[i].addr = r->Keep(static_cast<char*>(copy[i].addr), copy[i].length);

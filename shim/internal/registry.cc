@@ -42,7 +42,7 @@ ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
     const bool send_ops =
         (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
     RegisterQp(E().contexts.Find(context), qp, send_ops, QpOrigin::kVerbs,
-               &attr->cap);
+               &attr->cap, attr->sq_sig_all != 0);
   }
   return qp;
 }
@@ -195,7 +195,7 @@ ContextState* RegisterContext(ibv_context* ctx) {
 }
 
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
-                    QpOrigin origin, const ibv_qp_cap* cap) {
+                    QpOrigin origin, const ibv_qp_cap* cap, bool sig_all) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
@@ -219,7 +219,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     return nullptr;
   }
   e.qp_owner.emplace(qp, std::move(q));
-  SetUpDeferLocked(raw, cap != nullptr ? *cap : ibv_qp_cap{});
+  SetUpDeferLocked(raw, cap != nullptr ? *cap : ibv_qp_cap{}, sig_all);
   return raw;
 }
 
@@ -233,8 +233,9 @@ QpState* AdoptQp(ibv_qp* qp) {
       Real().query_qp(qp, &attr,
                       IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT | IBV_QP_CAP,
                       &init) == 0;
-  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs,
-                          known ? &init.cap : nullptr);
+  QpState* q =
+      RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs,
+                 known ? &init.cap : nullptr, !known || init.sq_sig_all != 0);
   if (q == nullptr || !known) return q;
   if (attr.qp_state >= IBV_QPS_RTR) {
     std::lock_guard<std::mutex> lock(q->mu);
@@ -269,6 +270,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
     WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
   }
+  if ((attr_mask & IBV_QP_STATE) != 0) DeferQpStateChanged(q, attr.qp_state);
   OnQpTrafficModified(q, attr, attr_mask);
   if (rtr) ClassifyPeer(q);
   if (rtr) AttachLink(q);

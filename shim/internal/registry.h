@@ -34,10 +34,11 @@ ContextState* RegisterContext(ibv_context* ctx);
 // Where a QP was made: mlx5dv_create_qp's QPs may take mlx5dv_wr_* calls
 // inside an ibv_wr_* batch, so their batches are never recorded.
 enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs };
-// `cap`: the QP's queue sizes as created (the defer mode's ENOMEM bound).
+// `cap`: the QP's queue sizes as created (the defer mode's ENOMEM bound);
+// `sig_all`: the QP signals every WR (true when not known).
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
                     QpOrigin origin = QpOrigin::kVerbs,
-                    const ibv_qp_cap* cap = nullptr);
+                    const ibv_qp_cap* cap = nullptr, bool sig_all = true);
 // A QP the shim did not see being created (e.g. through a privately loaded
 // libibverbs): learnt on first post.
 QpState* AdoptQp(ibv_qp* qp);

@@ -183,6 +183,9 @@ struct Engine {
   PtrMap<DeferList> defer_lists{10};
   std::vector<std::unique_ptr<DeferList>> defer_list_owner;  // under mu
   std::unordered_set<const ibv_pd*> td_pds;  // under mu: lock-free domains
+  // "MLX5_SINGLE_THREADED=1" (or MLX4_'s) when set and deferring: the
+  // provider takes no locks, so no QP defers.
+  std::string lock_free_provider;
   DeferCounters defer;
   std::atomic<bool> warned_defer_refused{false};
   std::atomic<bool> warned_rate{false}, warned_pad{false};
