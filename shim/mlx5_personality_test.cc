@@ -269,6 +269,20 @@ TEST_F(Mlx5DeferTest, ARefusalAtTheHandOverIsDroppedNotRetried) {
   EXPECT_EQ(d.Posts()[0].wr_id, 5u);
 }
 
+// A modify the shim did not see still moves ibv_qp::state: a QP connected
+// that way is not refused as if it were still in RESET.
+TEST_F(Mlx5DeferTest, AQpConnectedBehindTheShimIsNotRefused) {
+  ConfigureDefer(20e3);
+  FakeDevice d("mlx5_0");
+  StopEngineFirst stop;
+  FakeQpEnv e = Mlx5Context(d);
+  ibv_qp* qp = QpWithCaps(e, /*wr_api=*/false, /*connect=*/false);
+  ASSERT_TRUE(ConnectFakeQp(qp, /*through_shim=*/false));
+  Chain ch(1, 64);
+  ASSERT_EQ(Post(qp, ch), 0);
+  ASSERT_TRUE(PollUntilPosts(d, e.cq, 1, seconds(5)));
+}
+
 // Two application threads, each with a context of two QPs, posting with
 // pauses in which the progress thread would hand posts over: with
 // MLX5_SINGLE_THREADED=1 only the application enters a context's post

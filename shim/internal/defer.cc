@@ -205,6 +205,15 @@ Counter& SpinCounter(DeferFallback why) {
                                                  : c.spin_dv_qps;
 }
 
+// A QP moved to RTS by a modify the shim did not see (through a privately
+// loaded libibverbs, which still updates ibv_qp::state) is not refused as
+// if it had never got there. Caller holds d.mu.
+void NoteUnseenRts(const QpState* q, DeferQueue& d) {
+  if (d.limits.reached_rts) return;
+  const ibv_qp_state s = q->qp->state;
+  if (s >= IBV_QPS_RTS && s != IBV_QPS_UNKNOWN) d.limits.reached_rts = true;
+}
+
 }  // namespace
 
 void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
@@ -248,6 +257,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
+  NoteUnseenRts(q, d);
   int rc = 0;
   const ibv_send_wr* stop = FirstRefused(d.limits, d.held_wrs, wr, &rc);
   if (stop != wr) {
@@ -270,6 +280,7 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
+  NoteUnseenRts(q, d);
   const int rc = BatchRefusal(d.limits, d.held_wrs, **slot, shape.wrs);
   if (rc != 0) {
     (*slot)->Close();

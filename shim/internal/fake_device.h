@@ -99,7 +99,7 @@ struct FakeQp {
   // the QP reached RTS since creation or RESET, WRs taken (under sq_mu)
   // and freed by polled completions, and a batch's first error.
   ibv_qp_cap cap{};
-  bool sq_open = false;
+  std::atomic<bool> sq_open{false};
   std::atomic<uint64_t> sq_head{0};
   std::atomic<uint64_t> sq_tail{0};
   int batch_err = 0;  // under sq_mu
