@@ -49,7 +49,9 @@ class Mlx5DeferTest : public ShimTest {
   }
   // An mlx5 context (its first QP unused) for the QPs of a test.
   static FakeQpEnv Mlx5Context(FakeDevice& d) {
-    d.personality = Personality::kMlx5;
+    if (d.personality != Personality::kMlx5) {
+      d.personality = Personality::kMlx5;
+    }
     FakeQpEnv e = MakeFakeQp(d, {.connect = false});
     EXPECT_NE(e.qp, nullptr);
     return e;
@@ -293,6 +295,7 @@ TEST_F(Mlx5DeferTest, WithoutProviderLocksNoThreadOfTheShimPosts) {
   FakeDevice d("mlx5_0");
   StopEngineFirst stop;
   d.post_dwell_ns = 20'000;
+  d.personality = Personality::kMlx5;  // before the threads read it
   constexpr int kPosts = 200;
   auto app = [&] {
     FakeQpEnv e = Mlx5Context(d);
