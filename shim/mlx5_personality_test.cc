@@ -231,9 +231,13 @@ TEST_F(Mlx5DeferTest, AFullSendQueueIsStillRetried) {
   }
   ASSERT_EQ(d.Posts().size(), kDepth);
   ASSERT_EQ(Post(qp, ch), 0);  // the shim holds these: within its depth
-  std::this_thread::sleep_for(milliseconds(20));
-  EXPECT_EQ(d.Posts().size(), kDepth) << "the provider had no room";
+  const auto retried = std::chrono::steady_clock::now() + seconds(5);
+  while (ReportText().find("send queue was full") == std::string::npos &&
+         std::chrono::steady_clock::now() < retried) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
   EXPECT_NE(ReportText().find("send queue was full"), std::string::npos);
+  EXPECT_EQ(d.Posts().size(), kDepth) << "the provider had no room";
   ASSERT_TRUE(PollUntilPosts(d, e.cq, 2 * kDepth, seconds(5)));
   const std::vector<PostRecord> posts = d.Posts();
   for (size_t i = 0; i < posts.size(); ++i) {

@@ -76,16 +76,18 @@ void NoteSignaled(DeferQueue& d, DeferredPost& p) {
 }
 
 // Whether an ENOMEM (or EAGAIN) at a hand-over can be a full send queue:
-// only while the WRs the provider holds fill it (the held WRs behind the
-// refused one are not the provider's; the count of those it holds never
-// falls short, see SqWindow). Otherwise the provider refused the WR for
-// good (mlx5 answers ENOMEM for a QP not at RTS, for too many SGEs and for
-// inline data above its limit), and retrying it would hold the QP's later
-// posts behind it forever. A QP whose depth is not known is retried.
-bool QueueFull(DeferQueue& d) {
-  if (d.limits.max_send_wr == 0) return true;
-  const uint64_t out = d.sq.Outstanding();
-  return out == SqWindow::kUnknown || out >= d.limits.max_send_wr;
+// only while the WRs the provider holds fill it: at most `out_before`
+// (counted before the post; completions polled since only lower it) and
+// the `went` it took in that post. The held WRs behind the refused one are
+// not the provider's. Otherwise the provider refused the WR for good (mlx5
+// answers ENOMEM for a QP not at RTS, for too many SGEs and for inline data
+// above its limit), and retrying it would hold the QP's later posts behind
+// it forever. A QP whose depth is not known is retried.
+bool QueueFull(const DeferQueue& d, uint64_t out_before, size_t went) {
+  if (d.limits.max_send_wr == 0 || out_before == SqWindow::kUnknown) {
+    return true;
+  }
+  return out_before + went >= d.limits.max_send_wr;
 }
 
 // Hands the front post to the provider; on kNoRoom and kBusy what the
@@ -101,6 +103,7 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
   // send in the posting call).
   const uint64_t now = emulate::ReadTsc();
   NoteSignaled(d, p);
+  const uint64_t out_before = d.sq.Outstanding();
   if (p.is_batch()) {
     bool busy = false;
     rc = ReplayBatch(q, p, &busy);
@@ -112,7 +115,8 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
     if (rc != 0) went = p.KeepFrom(bad);
   }
   d.sq.Handed(went, d.signaled_scratch.data(), d.signaled_scratch.size());
-  const bool no_room = rc != 0 && IsRoomRefusal(rc) && QueueFull(d);
+  const bool no_room =
+      rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went);
   d.held_wrs -= std::min(d.held_wrs, no_room ? went : held);
   if (no_room) {
     e.defer.room_retries.Add(1);
