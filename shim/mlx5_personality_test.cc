@@ -238,7 +238,7 @@ TEST_F(Mlx5DeferTest, AFullSendQueueIsStillRetried) {
   }
   EXPECT_NE(ReportText().find("send queue was full"), std::string::npos);
   EXPECT_EQ(d.Posts().size(), kDepth) << "the provider had no room";
-  ASSERT_TRUE(PollUntilPosts(d, e.cq, 2 * kDepth, seconds(5)));
+  ASSERT_TRUE(PollUntilPosts(d, e.cq, uint64_t{2} * kDepth, seconds(5)));
   const std::vector<PostRecord> posts = d.Posts();
   for (size_t i = 0; i < posts.size(); ++i) {
     EXPECT_EQ(posts[i].wr_id, 100 + i % kDepth) << i;

@@ -73,9 +73,8 @@ void RecordWr(FakeDevice* d, ibv_qp* qp, const ibv_send_wr* w, uint64_t tsc,
   for (int s = 0; (w->send_flags & IBV_SEND_INLINE) != 0 && s < w->num_sge;
        ++s) {
     // NOLINTNEXTLINE(performance-no-int-to-ptr): the WR's own address
-    r.digest =
-        Fnv1a(r.digest, reinterpret_cast<const void*>(w->sg_list[s].addr),
-              w->sg_list[s].length);
+    const auto* data = reinterpret_cast<const void*>(w->sg_list[s].addr);
+    r.digest = Fnv1a(r.digest, data, w->sg_list[s].length);
   }
   d->Record(r);
 }
