@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "emulate/config.h"
+#include "shim/internal/defer_sq.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/fake_qp.h"
@@ -273,6 +274,39 @@ TEST_F(Mlx5DeferTest, ARefusalAtTheHandOverIsDroppedNotRetried) {
   ASSERT_EQ(Post(qp, ch), 0);
   ASSERT_TRUE(PollUntilPosts(d, e.cq, 1, seconds(5))) << "the QP is wedged";
   EXPECT_EQ(d.Posts()[0].wr_id, 5u);
+}
+
+// The shim's count of what the provider holds: a signaled WR's completion
+// frees it and the unsignaled WRs before it; a completion polled on
+// another thread before the hand-over is noted still counts; WRs the
+// provider did not take are not counted.
+TEST(SqWindowTest, CountsWhatTheProviderHolds) {
+  SqWindow w;
+  w.set_depth(4);
+  const uint32_t second[] = {2};
+  w.Offer(second, 1);
+  w.Took(2);
+  EXPECT_EQ(w.Outstanding(), 2u);
+  w.Completed();
+  EXPECT_EQ(w.Outstanding(), 0u);
+  const uint32_t all[] = {1, 2, 3};
+  w.Offer(all, 3);
+  w.Completed();  // the first WR's, polled before Took
+  w.Took(1);      // the provider took one of three
+  EXPECT_EQ(w.Outstanding(), 0u);
+  w.Completed();  // none left to free
+  EXPECT_EQ(w.Outstanding(), 0u);
+  w.Offer(all, 3);
+  w.Took(3);
+  EXPECT_EQ(w.Outstanding(), 3u);
+  w.Emptied();  // RESET
+  EXPECT_EQ(w.Outstanding(), 0u);
+  const std::vector<uint32_t> many(100, 1);
+  w.Offer(many.data(), many.size());  // more than a send queue holds
+  w.Took(1);
+  EXPECT_EQ(w.Outstanding(), SqWindow::kUnknown);
+  w.Emptied();
+  EXPECT_EQ(w.Outstanding(), 0u);
 }
 
 // A modify the shim did not see still moves ibv_qp::state: a QP connected

@@ -104,17 +104,21 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
   const uint64_t now = emulate::ReadTsc();
   NoteSignaled(d, p);
   const uint64_t out_before = d.sq.Outstanding();
+  d.sq.Offer(d.signaled_scratch.data(), d.signaled_scratch.size());
   if (p.is_batch()) {
     bool busy = false;
     rc = ReplayBatch(q, p, &busy);
-    if (busy) return HandOver::kBusy;
+    if (busy) {
+      d.sq.Took(0);
+      return HandOver::kBusy;
+    }
     if (rc != 0) went = 0;  // the provider rolled the batch back
   } else if (p.chain() != nullptr) {
     ibv_send_wr* bad = nullptr;
     rc = q->ctx->post_send(q->qp, p.chain(), &bad);
     if (rc != 0) went = p.KeepFrom(bad);
   }
-  d.sq.Handed(went, d.signaled_scratch.data(), d.signaled_scratch.size());
+  d.sq.Took(went);
   const bool no_room =
       rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went);
   d.held_wrs -= std::min(d.held_wrs, no_room ? went : held);

@@ -68,19 +68,33 @@ int BatchRefusal(const SqLimits& l, size_t held, const WrRecording& r,
   return 0;
 }
 
-void SqWindow::Handed(size_t wrs, const uint32_t* signaled_at,
-                      size_t signaled) {
+void SqWindow::Offer(const uint32_t* signaled_at, size_t signaled) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (size_t i = 0; i < signaled && !blind_ && signaled_at[i] <= wrs; ++i) {
+  offered_ = 0;
+  if (blind_) return;
+  for (size_t i = 0; i < signaled; ++i) {
     marks_.push_back(handed_ + signaled_at[i]);
   }
-  handed_ += wrs;
+  offered_ = signaled;
   // More signaled WRs outstanding than a send queue holds: completions
   // went unseen (a CQ polled through ibv_cq_ex), so the count is lost.
-  if (!blind_ && marks_.size() > 2 * size_t{depth_} + 64) {
+  if (marks_.size() > 2 * size_t{depth_} + 64) {
     blind_ = true;
     marks_.clear();
+    offered_ = 0;
   }
+}
+
+void SqWindow::Took(size_t went) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // The marks of WRs the provider did not take are the last ones offered
+  // (no completion can have taken them).
+  for (; offered_ > 0 && !marks_.empty() && marks_.back() > handed_ + went;
+       --offered_) {
+    marks_.pop_back();
+  }
+  offered_ = 0;
+  handed_ += went;
 }
 
 void SqWindow::Completed() {
@@ -94,6 +108,7 @@ void SqWindow::Emptied() {
   std::lock_guard<std::mutex> lock(mu_);
   freed_ = handed_;
   marks_.clear();
+  offered_ = 0;
   blind_ = false;
 }
 

@@ -43,10 +43,12 @@ struct PostRules {
 // frees it and the unsignaled WRs before it, as mlx5 counts).
 class SqWindow {
  public:
-  // The provider took `wrs` WRs, the signaled ones at the offsets in
-  // `signaled_at` (each 1 + its index among them, ascending; offsets past
-  // `wrs` are of WRs it did not take).
-  void Handed(size_t wrs, const uint32_t* signaled_at, size_t signaled);
+  // Before a post to the provider: its signaled WRs are at the offsets in
+  // `signaled_at` (each 1 + its index, ascending). Noted first, so that a
+  // completion another thread polls before Took is not missed.
+  void Offer(const uint32_t* signaled_at, size_t signaled);
+  // After it: the provider took the post's first `went` WRs.
+  void Took(size_t went);
   // One successful send completion of this QP was polled.
   void Completed();
   // A move to RESET empties the provider's send queue.
@@ -63,6 +65,7 @@ class SqWindow {
   std::mutex mu_;
   uint32_t depth_ = 0;
   uint64_t handed_ = 0;         // under mu_
+  size_t offered_ = 0;          // under mu_: marks the last Offer pushed
   uint64_t freed_ = 0;          // under mu_
   std::deque<uint64_t> marks_;  // under mu_: handed_ after each signaled WR
   bool blind_ = false;          // under mu_
