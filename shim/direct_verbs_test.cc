@@ -27,7 +27,7 @@ ibv_qp* FakeMlx5dvCreateQp(ibv_context*, ibv_qp_init_attr_ex* a,
   if (qp != nullptr && (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0) {
     auto* f = reinterpret_cast<FakeQp*>(qp);
     f->ex = true;
-    InstallFakeQpEx(f->qpx);
+    InstallFakeQpEx(f->qpx, f->ctx->owner->personality, a->qp_type);
   }
   return qp;
 }

@@ -217,7 +217,9 @@ int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   const uint64_t now = list != nullptr ? emulate::ReadTsc() : 0;
   const AppCall call(list, now);
   DrainDueOnPoll(list, now);
-  return PollCq(cq, num_entries, wc);
+  const int n = PollCq(cq, num_entries, wc);
+  if (n > 0) NoteSendCompletions(list, wc, n);
+  return n;
 }
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {

@@ -30,8 +30,8 @@ std::unique_ptr<DeferredPost> TakeSpare(DeferQueue& d) {
   return p;
 }
 
-// A resource refusal (the send queue is full): the post stays and is
-// handed over again later.
+// A refusal that may mean a full send queue (QueueFull tells): the post
+// then stays and is handed over again later.
 bool IsRoomRefusal(int rc) { return rc == ENOMEM || rc == EAGAIN; }
 
 void WarnRefused(int rc, size_t wrs) {
@@ -56,6 +56,40 @@ int ReplayBatch(QpState* q, DeferredPost& p, bool* busy) {
   return p.batch()->Replay(q->qpx, /*close_on_room_refusal=*/false);
 }
 
+// The offsets (1 + index) of `p`'s signaled WRs, into d.signaled_scratch,
+// before a hand-over consumes them. Caller holds d.mu.
+void NoteSignaled(DeferQueue& d, DeferredPost& p) {
+  std::vector<uint32_t>& at = d.signaled_scratch;
+  at.clear();
+  const auto wrs = static_cast<uint32_t>(p.wrs());
+  if (d.sig_all) {
+    for (uint32_t i = 1; i <= wrs; ++i) at.push_back(i);
+  } else if (p.is_batch()) {
+    at = p.batch()->signaled_at;
+  } else {
+    uint32_t i = 0;
+    for (const ibv_send_wr* w = p.chain(); w != nullptr; w = w->next) {
+      ++i;
+      if ((w->send_flags & IBV_SEND_SIGNALED) != 0) at.push_back(i);
+    }
+  }
+}
+
+// Whether an ENOMEM (or EAGAIN) at a hand-over can be a full send queue:
+// only while the WRs the provider holds fill it: at most `out_before`
+// (counted before the post; completions polled since only lower it) and
+// the `went` it took in that post. The held WRs behind the refused one are
+// not the provider's. Otherwise the provider refused the WR for good (mlx5
+// answers ENOMEM for a QP not at RTS, for too many SGEs and for inline data
+// above its limit), and retrying it would hold the QP's later posts behind
+// it forever. A QP whose depth is not known is retried.
+bool QueueFull(const DeferQueue& d, uint64_t out_before, size_t went) {
+  if (d.limits.max_send_wr == 0 || out_before == SqWindow::kUnknown) {
+    return true;
+  }
+  return out_before + went >= d.limits.max_send_wr;
+}
+
 // Hands the front post to the provider; on kNoRoom and kBusy what the
 // provider did not take stays at the front.
 HandOver HandOverFront(QpState* q, DeferQueue& d) {
@@ -68,17 +102,25 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
   // soft provider's post can take a long time itself (rxe processes the
   // send in the posting call).
   const uint64_t now = emulate::ReadTsc();
+  NoteSignaled(d, p);
+  const uint64_t out_before = d.sq.Outstanding();
+  d.sq.Offer(d.signaled_scratch.data(), d.signaled_scratch.size());
   if (p.is_batch()) {
     bool busy = false;
     rc = ReplayBatch(q, p, &busy);
-    if (busy) return HandOver::kBusy;
+    if (busy) {
+      d.sq.Took(0);
+      return HandOver::kBusy;
+    }
     if (rc != 0) went = 0;  // the provider rolled the batch back
   } else if (p.chain() != nullptr) {
     ibv_send_wr* bad = nullptr;
     rc = q->ctx->post_send(q->qp, p.chain(), &bad);
     if (rc != 0) went = p.KeepFrom(bad);
   }
-  const bool no_room = rc != 0 && IsRoomRefusal(rc);
+  d.sq.Took(went);
+  const bool no_room =
+      rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went);
   d.held_wrs -= std::min(d.held_wrs, no_room ? went : held);
   if (no_room) {
     e.defer.room_retries.Add(1);
@@ -125,25 +167,11 @@ void Push(DeferQueue& d, std::unique_ptr<DeferredPost> p) {
   Progress().Notify(due);
 }
 
-// The WRs of `wr` that fit: stops at the first with more SGEs than the QP
-// has (EINVAL) or past the send queue's room (ENOMEM).
-const ibv_send_wr* FirstRefused(const DeferQueue& d, const ibv_send_wr* wr,
-                                int* rc) {
-  size_t held = d.held_wrs;
-  for (; wr != nullptr; wr = wr->next, ++held) {
-    if (wr->num_sge < 0 ||
-        (d.max_send_sge != 0 && wr->opcode != IBV_WR_LOCAL_INV &&
-         wr->opcode != IBV_WR_BIND_MW &&
-         static_cast<uint32_t>(wr->num_sge) > d.max_send_sge)) {
-      *rc = EINVAL;
-      return wr;
-    }
-    if (d.max_send_wr != 0 && held >= d.max_send_wr) {
-      *rc = ENOMEM;
-      return wr;
-    }
-  }
-  return nullptr;
+// A QP number as a PtrMap key (0 and 1 are the map's own); never
+// dereferenced.
+const void* QpnKey(uint32_t qpn) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a key, not an address
+  return reinterpret_cast<const void*>(uintptr_t{qpn} + 2);
 }
 
 size_t DrainList(DeferList& c, uint64_t now) {
@@ -172,16 +200,37 @@ DeferList* ListLocked(ibv_context* ctx) {
   return c;
 }
 
+// Why `q` cannot defer (kNone: it can). Caller holds E().mu.
+DeferFallback FallbackOf(const QpState* q) {
+  Engine& e = E();
+  if (!q->record_batches) return DeferFallback::kDirectVerbs;
+  if (e.td_pds.contains(q->qp->pd)) return DeferFallback::kThreadDomain;
+  if (!e.lock_free_provider.empty()) return DeferFallback::kSingleThreaded;
+  return DeferFallback::kNone;
+}
+
+Counter& SpinCounter(DeferFallback why) {
+  DeferCounters& c = E().defer;
+  return why == DeferFallback::kThreadDomain     ? c.spin_td_qps
+         : why == DeferFallback::kSingleThreaded ? c.spin_st_qps
+                                                 : c.spin_dv_qps;
+}
+
+// A QP moved to RTS by a modify the shim did not see (through a privately
+// loaded libibverbs, which still updates ibv_qp::state) is not refused as
+// if it had never got there. Caller holds d.mu.
+void NoteUnseenRts(const QpState* q, DeferQueue& d) {
+  if (d.limits.reached_rts) return;
+  const ibv_qp_state s = q->qp->state;
+  if (s >= IBV_QPS_RTS && s != IBV_QPS_UNKNOWN) d.limits.reached_rts = true;
+}
+
 }  // namespace
 
-void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap) {
+void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
   Engine& e = E();
   if (!e.deferring) return;
-  if (!q->record_batches) {
-    q->defer_fallback = DeferFallback::kDirectVerbs;
-  } else if (e.td_pds.contains(q->qp->pd)) {
-    q->defer_fallback = DeferFallback::kThreadDomain;
-  }
+  q->defer_fallback = FallbackOf(q);
   DeferList* c = nullptr;
   if (q->defer_fallback == DeferFallback::kNone) {
     c = ListLocked(q->qp->context);
@@ -190,20 +239,25 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap) {
     if (q->defer_fallback == DeferFallback::kNone) {
       q->defer_fallback = DeferFallback::kDirectVerbs;
     }
-    (q->defer_fallback == DeferFallback::kThreadDomain ? e.defer.spin_td_qps
-                                                       : e.defer.spin_dv_qps)
-        .Add(1);
+    SpinCounter(q->defer_fallback).Add(1);
     return;
   }
   auto d = std::make_unique<DeferQueue>();
-  d->max_send_wr = cap.max_send_wr;
-  d->max_send_sge = cap.max_send_sge;
+  d->limits.max_send_wr = cap.max_send_wr;
+  d->limits.max_send_sge = cap.max_send_sge;
+  d->limits.max_inline_data = cap.max_inline_data;
+  d->limits.rules = PostRules::ForDevice(q->ctx->device);
+  // A QP made here starts in RESET; one adopted later is taken as it is.
+  d->limits.reached_rts = q->qp->state >= IBV_QPS_RTS;
+  d->sig_all = sig_all;
+  d->sq.set_depth(cap.max_send_wr);
   d->list = c;
   q->defer = std::move(d);
   {
     std::lock_guard<std::mutex> lock(c->mu);
     c->qps.push_back(q);
   }
+  (void)c->by_qpn.Insert(QpnKey(q->qpn), q->defer.get());
   e.defer.qps.Add(1);
   Progress().Start();
 }
@@ -214,8 +268,9 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
+  NoteUnseenRts(q, d);
   int rc = 0;
-  const ibv_send_wr* stop = FirstRefused(d, wr, &rc);
+  const ibv_send_wr* stop = FirstRefused(d.limits, d.held_wrs, wr, &rc);
   if (stop != wr) {
     std::unique_ptr<DeferredPost> p = TakeSpare(d);
     p->CopyChain(wr, stop);
@@ -223,7 +278,10 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
     p->due = due;
     Push(d, std::move(p));
   }
-  if (rc != 0) *bad_wr = const_cast<ibv_send_wr*>(stop);
+  if (rc != 0) {
+    *bad_wr = const_cast<ibv_send_wr*>(stop);
+    E().defer.refused_at_post.Add(1);
+  }
   return rc;
 }
 
@@ -233,9 +291,12 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.head_due.load() <= entered) DrainLocked(q, d, entered);
-  if (d.max_send_wr != 0 && d.held_wrs + shape.wrs > d.max_send_wr) {
+  NoteUnseenRts(q, d);
+  const int rc = BatchRefusal(d.limits, d.held_wrs, **slot, shape.wrs);
+  if (rc != 0) {
     (*slot)->Close();
-    return ENOMEM;
+    E().defer.refused_at_post.Add(1);
+    return rc;
   }
   std::unique_ptr<DeferredPost> p = TakeSpare(d);
   p->TakeBatch(slot);
@@ -244,6 +305,32 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   p->due = due;
   Push(d, std::move(p));
   return 0;
+}
+
+void DeferQpStateChanged(QpState* q, ibv_qp_state state) {
+  if (q == nullptr || q->defer == nullptr) return;
+  DeferQueue& d = *q->defer;
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (state == IBV_QPS_RESET) {
+    d.limits.reached_rts = false;
+    d.sq.Emptied();
+  } else if (state == IBV_QPS_RTS) {
+    d.limits.reached_rts = true;
+  }
+}
+
+void NoteSendCompletions(DeferList* c, const ibv_wc* wc, int n) {
+  if (c == nullptr) return;
+  for (int i = 0; i < n; ++i) {
+    // An error completion's opcode is not defined: it is left out, so its
+    // WRs stay counted (the count errs toward a full queue, retried).
+    if (wc[i].status != IBV_WC_SUCCESS || (wc[i].opcode & IBV_WC_RECV) != 0) {
+      continue;
+    }
+    if (DeferQueue* d = c->by_qpn.Find(QpnKey(wc[i].qp_num))) {
+      d->sq.Completed();
+    }
+  }
 }
 
 DeferList* ListOf(const ibv_cq* cq) {
@@ -324,6 +411,7 @@ void FlushDeferred(QpState* q, FlushReason why) {
 void LeaveDeferList(QpState* q) {
   if (q->defer == nullptr || q->defer->list == nullptr) return;
   DeferList* c = q->defer->list;
+  c->by_qpn.Erase(QpnKey(q->qpn));
   std::lock_guard<std::mutex> lock(c->mu);
   std::erase(c->qps, q);
 }
@@ -331,6 +419,9 @@ void LeaveDeferList(QpState* q) {
 void RejoinDeferList(QpState* q) {
   if (q->defer == nullptr || q->defer->list == nullptr) return;
   DeferList* c = q->defer->list;
+  if (c->by_qpn.Find(QpnKey(q->qpn)) == nullptr) {
+    (void)c->by_qpn.Insert(QpnKey(q->qpn), q->defer.get());
+  }
   std::lock_guard<std::mutex> lock(c->mu);
   if (std::find(c->qps.begin(), c->qps.end(), q) == c->qps.end()) {
     c->qps.push_back(q);

@@ -10,9 +10,19 @@
 // Send-queue accounting: the provider holds none of the held WRs, so an
 // application within its own send-queue depth never meets ENOMEM at the
 // hand-over; the shim answers ENOMEM when the FIFO alone holds max_send_wr
-// WRs, and retries a hand-over the provider refuses for room. A WR the
-// provider refuses for another reason after the post returned is counted,
-// warned about once, and dropped, as its post would have failed.
+// WRs. What the provider would refuse in the post itself (defer_sq.h: mlx5
+// before RTS, too many SGEs, inline data above the QP's limit) the post
+// refuses at once, with the provider's errno and *bad_wr. A hand-over the
+// provider refuses with ENOMEM is retried while the WRs the provider holds
+// fill the send queue (polled completions tell the shim how many it
+// holds); otherwise, as for any other refusal after the post
+// returned, its WRs are counted, warned about once, and dropped, as their
+// post would have failed.
+//
+// With MLX5_SINGLE_THREADED=1 or MLX4_SINGLE_THREADED=1 the provider takes
+// no locks, and QPs of one context share a doorbell register: no thread of
+// the shim's own may post for the application, so every QP spins instead
+// (the report says so).
 #ifndef VERBSEMU_SHIM_INTERNAL_DEFER_H_
 #define VERBSEMU_SHIM_INTERNAL_DEFER_H_
 
@@ -30,8 +40,11 @@ namespace verbsemu::shim::internal {
 struct QpState;
 
 // At registration, caller holds E().mu: gives `q` its FIFO and puts it on
-// its send CQ's list, or notes why it spins. `cap`: the QP's send queue.
-void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap);
+// its send CQ's list, or notes why it spins. `cap`: the QP's send queue as
+// the provider reported it; `sig_all`: every WR is signaled (or not known).
+void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all);
+// After a successful ibv_modify_qp to `state`.
+void DeferQpStateChanged(QpState* q, ibv_qp_state state);
 
 // ibv_post_send on a deferring QP: queues a copy of the chain, due at
 // `due`. Returns 0, or ENOMEM/EINVAL with `*bad_wr` the first WR not taken
@@ -47,6 +60,9 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
 // the hand-over of their posts due by `now`.
 DeferList* ListOf(const ibv_cq* cq);
 void DrainDueOnPoll(DeferList* list, uint64_t now);
+// The `n` completions ibv_poll_cq returned: its send completions free the
+// send queues of their QPs in `list` (null: none).
+void NoteSendCompletions(DeferList* list, const ibv_wc* wc, int n);
 
 // Why held posts go before they are due (the report counts each).
 // kGone: the QP was destroyed where the shim could not see it (its address

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "shim/internal/counters.h"
+#include "shim/internal/defer_sq.h"
 #include "shim/internal/deferred_post.h"
+#include "shim/internal/ptr_map.h"
 
 namespace verbsemu::shim::internal {
 
@@ -25,8 +27,16 @@ constexpr uint64_t kNeverDue = ~uint64_t{0};
 
 // Why a QP waits by spinning although the mode is defer (the report counts
 // them): the progress thread must not post on a QP of a thread domain
-// without locks, and mlx5dv_wr_* calls need the provider's batch open.
-enum class DeferFallback : uint8_t { kNone, kThreadDomain, kDirectVerbs };
+// without locks, nor on any QP of a provider told to take no locks
+// (MLX5_SINGLE_THREADED=1, MLX4_SINGLE_THREADED=1: QPs of one context then
+// share a doorbell register unlocked); and mlx5dv_wr_* calls need the
+// provider's batch open.
+enum class DeferFallback : uint8_t {
+  kNone,
+  kThreadDomain,
+  kSingleThreaded,
+  kDirectVerbs
+};
 
 struct DeferList;
 
@@ -34,6 +44,7 @@ struct DeferList;
 #define VERBSEMU_DEFER_COUNTERS(X)                                          \
   X(qps, "QPs deferring")                                                   \
   X(spin_td_qps, "QPs spinning instead: thread domain without locks")       \
+  X(spin_st_qps, "QPs spinning instead: provider without locks")            \
   X(spin_dv_qps,                                                           \
     "QPs spinning instead: made or driven through mlx5dv, or with "         \
     "ibv_wr_flush")                                                         \
@@ -43,6 +54,7 @@ struct DeferList;
   X(thread_spun_us, "us the progress thread spun")                          \
   X(room_retries, "hand-overs retried: the provider's send queue was full") \
   X(refused_wrs, "WRs the provider refused after their post returned")      \
+  X(refused_at_post, "posts refused at once as the provider would")         \
   X(early_modify, "posts handed over early: before ibv_modify_qp")          \
   X(early_destroy, "posts handed over early: before ibv_destroy_qp")        \
   X(early_exit, "posts handed over early: at exit")
@@ -67,11 +79,14 @@ struct DeferQueue {
   std::vector<std::unique_ptr<DeferredPost>> spare;  // under mu
   uint64_t last_due = 0;  // under mu: posts leave in order
   size_t held_wrs = 0;    // under mu
-  // From the QP's creation: ENOMEM once the queue alone holds a send
-  // queue's worth, EINVAL for more SGEs than the QP has (0: not known).
-  uint32_t max_send_wr = 0;
-  uint32_t max_send_sge = 0;
-  DeferList* list = nullptr;  // its context's list
+  // What a post is checked against (defer_sq.h): the caps from the QP's
+  // creation, its provider's rules, and its state (under mu).
+  SqLimits limits;
+  bool sig_all = true;  // every WR signaled (or not known)
+  // The provider's send queue as far as the shim knows.
+  SqWindow sq;
+  std::vector<uint32_t> signaled_scratch;  // under mu
+  DeferList* list = nullptr;               // its context's list
 };
 
 // About 50 us at 2-4 GHz: an application calling less often than that is
@@ -96,6 +111,9 @@ struct DeferList {
   std::atomic<uint64_t> call_gap{0};
   std::mutex mu;
   std::vector<QpState*> qps;  // under mu
+  // Its QPs' queues by QP number + 2, for polled completions (writers
+  // hold E().mu).
+  PtrMap<DeferQueue> by_qpn{10};
 };
 
 // Counts an application call on `list` (null: none) while it lives; `now`

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
@@ -63,6 +65,18 @@ bool OnQpModifiedNoThrow(QpState* q, const ibv_qp_attr& attr,
   }
 }
 
+// The setting that makes the provider take no locks (mlx5 reads it when a
+// context is opened; MLNX_OFED's mlx4 read its own), or "".
+std::string LockFreeProvider() {
+  for (const char* name : {"MLX5_SINGLE_THREADED", "MLX4_SINGLE_THREADED"}) {
+    const char* v = getenv(name);
+    if (v != nullptr && std::string_view(v) == "1") {
+      return std::string(name) + "=1";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 void Warn(const std::string& line) {
@@ -85,6 +99,7 @@ void ConfigureWithCalibration(const Settings& settings,
   e.pad = settings.bandwidth_enabled() &&
           settings.engine.bw_mode == emulate::BwMode::kPad;
   e.deferring = Wrapping::Deferring(settings);
+  e.lock_free_provider = e.deferring ? LockFreeProvider() : "";
   e.class_qps.assign(
       settings.topology ? settings.topology->latency.size() + 1 : 0, 0);
   e.latency_law.Set(settings.engine.latency,
@@ -197,7 +212,8 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
   ibv_qp* qp = Real().create_qp(pd, attr);
   if (qp != nullptr) {
     if (ContextState* c = E().contexts.Find(qp->context)) {
-      RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs, &attr->cap);
+      RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs, &attr->cap,
+                 attr->sq_sig_all != 0);
     }
   }
   return qp;

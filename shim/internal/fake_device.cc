@@ -1,6 +1,7 @@
 #include "shim/internal/fake_device.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -11,7 +12,7 @@
 namespace verbsemu::shim::internal {
 
 void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
-                  ibv_wc_status status) {
+                  ibv_wc_status status, FakeQp* qp, uint64_t sq_index) {
   if (cq == nullptr) return;
   FakeCq* f = reinterpret_cast<FakeCq*>(cq);
   const FakeDevice* d =
@@ -20,6 +21,9 @@ void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
   e.wc.wr_id = wr_id;
   e.wc.status = status;
   e.wc.opcode = op;
+  e.qp = qp;
+  e.sq_index = sq_index;
+  if (qp != nullptr) e.wc.qp_num = qp->qpx.qp_base.qp_num;
   const uint64_t msg = d->wire_msg_ticks.load(std::memory_order_relaxed);
   const uint64_t latency =
       d->wire_latency_ticks.load(std::memory_order_relaxed);
@@ -55,23 +59,41 @@ FakeQp* Qp(ibv_qp* qp) { return reinterpret_cast<FakeQp*>(qp); }
 
 // ---- data path
 
-int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
-  const uint64_t tsc = emulate::ReadTsc();
-  FakeQp* q = Qp(qp);
-  FakeDevice* d = q->ctx->owner;
-  if (qp->qp_type == IBV_QPT_DRIVER && q->ex) {  // Personality::kEfa
-    *bad_wr = wr;
-    return EOPNOTSUPP;
+void RecordWr(FakeDevice* d, ibv_qp* qp, const ibv_send_wr* w, uint64_t tsc,
+              uint64_t bytes) {
+  if (!d->record_posts.load(std::memory_order_relaxed)) return;
+  PostRecord r;
+  r.tsc = tsc;
+  r.qp = qp;
+  r.wr_id = w->wr_id;
+  r.bytes = bytes;
+  r.opcode = w->opcode;
+  r.remote_qpn = qp->qp_type == IBV_QPT_UD ? w->wr.ud.remote_qpn : 0;
+  r.digest = 0xcbf29ce484222325;
+  for (int s = 0; (w->send_flags & IBV_SEND_INLINE) != 0 && s < w->num_sge;
+       ++s) {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the WR's own address
+    const auto* data = reinterpret_cast<const void*>(w->sg_list[s].addr);
+    r.digest = Fnv1a(r.digest, data, w->sg_list[s].length);
   }
-  if (!StampPost(d, tsc)) return 0;
-  std::lock_guard<std::mutex> lock(q->sq_mu);
+  d->Record(r);
+}
+
+// Caller holds q->sq_mu.
+int PostLocked(FakeQp* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t tsc) {
+  FakeDevice* d = q->ctx->owner;
+  ibv_qp* qp = &q->qpx.qp_base;
   const int fail_at = d->fail_post_at.load();
+  const bool mlx5 = d->personality == Personality::kMlx5;
   int i = 0;
   uint64_t total = 0;
   for (ibv_send_wr* w = wr; w != nullptr; w = w->next, ++i) {
-    if (i == fail_at) {
+    const int refused = i == fail_at ? ENOMEM
+                        : mlx5       ? FakeMlx5Refusal(*q, *w)
+                                     : 0;
+    if (refused != 0) {
       *bad_wr = w;
-      return ENOMEM;
+      return refused;
     }
     // As a provider does, it reads no sg_list for opcodes without data.
     const bool data =
@@ -83,30 +105,33 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       d->ud_datagrams.fetch_add(1, std::memory_order_relaxed);
       d->ud_bytes.fetch_add(bytes, std::memory_order_relaxed);
     }
-    if (d->record_posts.load(std::memory_order_relaxed)) {
-      PostRecord r;
-      r.tsc = tsc;
-      r.qp = qp;
-      r.wr_id = w->wr_id;
-      r.bytes = bytes;
-      r.opcode = w->opcode;
-      r.remote_qpn = qp->qp_type == IBV_QPT_UD ? w->wr.ud.remote_qpn : 0;
-      r.digest = 0xcbf29ce484222325;
-      for (int s = 0; (w->send_flags & IBV_SEND_INLINE) != 0 && s < w->num_sge;
-           ++s) {
-        // NOLINTNEXTLINE(performance-no-int-to-ptr): the WR's own address
-        r.digest =
-            Fnv1a(r.digest, reinterpret_cast<const void*>(w->sg_list[s].addr),
-                  w->sg_list[s].length);
-      }
-      d->Record(r);
-    }
+    RecordWr(d, qp, w, tsc, bytes);
+    const uint64_t index = q->sq_head.fetch_add(1) + 1;
     if (q->sig_all || (w->send_flags & IBV_SEND_SIGNALED) != 0) {
-      FakeComplete(qp->send_cq, w->wr_id, IBV_WC_SEND);
+      FakeComplete(qp->send_cq, w->wr_id, IBV_WC_SEND, IBV_WC_SUCCESS, q,
+                   index);
     }
   }
   d->last_post_bytes.store(total, std::memory_order_relaxed);
   return 0;
+}
+
+int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  const uint64_t tsc = emulate::ReadTsc();
+  FakeQp* q = Qp(qp);
+  if (qp->qp_type == IBV_QPT_DRIVER && q->ex) {  // Personality::kEfa
+    *bad_wr = wr;
+    return EOPNOTSUPP;
+  }
+  if (!StampPost(q->ctx->owner, tsc)) return 0;
+  EnterPostPath(q->ctx);
+  int rc = 0;
+  {
+    std::lock_guard<std::mutex> lock(q->sq_mu);
+    rc = PostLocked(q, wr, bad_wr, tsc);
+  }
+  LeavePostPath(q->ctx);
+  return rc;
 }
 
 int FakePostRecv(ibv_qp* qp, ibv_recv_wr*, ibv_recv_wr**) {
@@ -131,7 +156,13 @@ int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
                            : emulate::ReadTsc();
   for (; i < n && !f->entries.empty() && f->entries.front().ready_tsc <= now;
        ++i) {
-    wc[i] = f->entries.front().wc;
+    const FakeCqe& e = f->entries.front();
+    wc[i] = e.wc;
+    // The provider's send queue is freed up to a send completion once it
+    // is polled (mlx5 advances its tail in poll_cq).
+    if (e.qp != nullptr && e.sq_index > e.qp->sq_tail.load()) {
+      e.qp->sq_tail.store(e.sq_index);
+    }
     f->entries.pop_front();
   }
   return i;
@@ -144,13 +175,14 @@ int FakeReqNotifyCq(ibv_cq* cq, int) {
 
 // ---- control path
 ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
-               ibv_qp_type type, bool sig_all, bool ex) {
+               ibv_qp_type type, bool sig_all, bool ex, const ibv_qp_cap& cap) {
   FakeDevice* d = fc->owner;
   auto q = std::make_unique<FakeQp>();
   std::memset(static_cast<void*>(&q->qpx), 0, sizeof(q->qpx));
   q->ctx = fc;
   q->ex = ex;
   q->sig_all = sig_all;
+  q->cap = cap;
   ibv_qp& base = q->qpx.qp_base;
   base.context = &fc->vctx.context;
   base.pd = pd;
@@ -161,9 +193,9 @@ ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
   static std::atomic<uint32_t> next_qpn{0x11};
   base.qp_num = next_qpn.fetch_add(1);
   if (ex) {
-    InstallFakeQpEx(q->qpx);
-    ApplyFakePersonality(q.get(), IBV_QPS_RESET);  // mlx5: created in RESET
+    InstallFakeQpEx(q->qpx, d->personality, type);
   }
+  ApplyFakePersonality(q.get(), IBV_QPS_RESET);  // mlx5: created in RESET
   ibv_qp* raw = &q->qpx.qp_base;
   std::lock_guard<std::mutex> lock(d->mu);
   d->qps.push_back(std::move(q));
@@ -190,7 +222,7 @@ ibv_qp* FakeCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a) {
   if (EfaRefuses(Dev(c), a->qp_type, false)) return nullptr;
   const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
   return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
-                a->sq_sig_all != 0, ex);
+                a->sq_sig_all != 0, ex, a->cap);
 }
 
 ibv_qp* FakeEfadvCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a,
@@ -198,7 +230,7 @@ ibv_qp* FakeEfadvCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a,
   if (EfaRefuses(Dev(c), a->qp_type, true) || efa == nullptr) return nullptr;
   const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
   return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
-                a->sq_sig_all != 0, ex);
+                a->sq_sig_all != 0, ex, a->cap);
 }
 
 ibv_cq_ex* FakeCreateCqEx(ibv_context* c, ibv_cq_init_attr_ex*) {
@@ -275,6 +307,10 @@ ibv_context* FakeOpenDevice(ibv_device* dev) {
   auto fc = std::make_unique<FakeContext>();
   std::memset(static_cast<void*>(&fc->vctx), 0, sizeof(fc->vctx));
   fc->owner = d;
+  // As mlx5_alloc_context reads it (single_threaded_app).
+  const char* st = getenv("MLX5_SINGLE_THREADED");
+  fc->single_threaded = d->personality == Personality::kMlx5 && st != nullptr &&
+                        std::strcmp(st, "1") == 0;
   verbs_context& v = fc->vctx;
   v.sz = sizeof(verbs_context);
   v.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -305,13 +341,13 @@ int FakeCloseDevice(ibv_context* c) {
 ibv_qp* FakeCreateQp(ibv_pd* pd, ibv_qp_init_attr* a) {
   if (EfaRefuses(Dev(pd->context), a->qp_type, false)) return nullptr;
   return MakeQp(Ctx(pd->context), pd, a->send_cq, a->recv_cq, a->qp_type,
-                a->sq_sig_all != 0, false);
+                a->sq_sig_all != 0, false, a->cap);
 }
 
 ibv_qp* FakeEfadvCreateDriverQp(ibv_pd* pd, ibv_qp_init_attr* a, uint32_t) {
   if (EfaRefuses(Dev(pd->context), a->qp_type, true)) return nullptr;
   return MakeQp(Ctx(pd->context), pd, a->send_cq, a->recv_cq, a->qp_type,
-                a->sq_sig_all != 0, false);
+                a->sq_sig_all != 0, false, a->cap);
 }
 
 int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {

@@ -25,12 +25,27 @@ class FakeDevice;
 enum class Personality {
   // Slots set once at creation (rxe, and most providers in rdma-core v44).
   kPlain,
-  // As mlx5 in rdma-core v44 (providers/mlx5/verbs.c set_qp_operational_state
-  // and providers/mlx5/qp.c mlx5_qp_fill_wr_complete_{error,real}): at
-  // creation and on every move to RESET the provider writes its error
-  // variant into wr_complete (roll back, unlock, EINVAL); on every move to
-  // RTS it writes the real one. Each write happens only if the slot is
-  // non-NULL, so a wrapper the shim installed is overwritten.
+  // As mlx5 in rdma-core v44 and v50 (providers/mlx5/verbs.c
+  // set_qp_operational_state, providers/mlx5/qp.c):
+  // - at creation and on every move to RESET the provider writes its error
+  //   variant into wr_complete (roll back, unlock, EINVAL); on every move to
+  //   RTS it writes the real one. Each write happens only if the slot is
+  //   non-NULL, so a wrapper the shim installed is overwritten.
+  // - ibv_post_send refuses with ENOMEM, *bad_wr the WR: every WR until the
+  //   QP first reaches RTS (after creation or RESET), a WR with more SGEs
+  //   than max_send_sge, inline data above max_inline_data, and a WR that
+  //   finds max_send_wr WRs outstanding (a send queue genuinely full: a
+  //   signaled WR's completion, once polled, frees it and those before it).
+  //   The ibv_wr_* setters note the same as an error that wr_complete
+  //   returns, rolling the batch back. A cap left 0 at creation is not
+  //   enforced (the fake's stand-in for "whatever the test did not ask").
+  // - different setter functions for RC/UC and for UD/XRC QPs
+  //   (fill_wr_setters_rc_uc, fill_wr_setters_ud_xrc_dc): a setter of the
+  //   other family counts in wrong_setter_calls.
+  // - with MLX5_SINGLE_THREADED=1 in the environment when a context is
+  //   opened, the provider takes no locks on it: two threads inside its
+  //   post path (ibv_post_send, or wr_start..wr_complete) at once count in
+  //   concurrent_entries.
   kMlx5,
   // As EFA (libefa): SRD QPs (IBV_QPT_DRIVER) are made only through
   // efadv_create_qp_ex or efadv_create_driver_qp (the RealVerbs entries),
@@ -43,11 +58,19 @@ enum class Personality {
 struct FakeContext {
   verbs_context vctx;  // first: ibv_context* -> verbs_get_ctx -> this
   FakeDevice* owner;
+  bool single_threaded = false;      // kMlx5 with MLX5_SINGLE_THREADED=1
+  std::atomic<int> in_post_path{0};  // threads inside its post path
 };
+
+struct FakeQp;
 
 struct FakeCqe {
   ibv_wc wc;
   uint64_t ready_tsc = 0;  // polled from then on (the fake wire, below)
+  // A send completion: its QP, and that QP's sq_head after the WR (its
+  // polling frees the WR and the unsignaled ones before it).
+  FakeQp* qp = nullptr;
+  uint64_t sq_index = 0;
 };
 
 struct FakeCq {
@@ -78,6 +101,14 @@ struct FakeQp {
   uint64_t locked_at = 0;     // under sq_mu
   ibv_qp_attr attr{};
   int attr_mask_seen = 0;
+  // Personality::kMlx5's checks: the caps asked for at creation, whether
+  // the QP reached RTS since creation or RESET, WRs taken (under sq_mu)
+  // and freed by polled completions, and a batch's first error.
+  ibv_qp_cap cap{};
+  std::atomic<bool> sq_open{false};
+  std::atomic<uint64_t> sq_head{0};
+  std::atomic<uint64_t> sq_tail{0};
+  int batch_err = 0;  // under sq_mu
 };
 
 struct PostRecord {
@@ -157,6 +188,13 @@ class FakeDevice {
   std::atomic<uint64_t> calls_outside_batch{0};
   std::atomic<uint64_t> ud_datagrams{0};
   std::atomic<uint64_t> ud_bytes{0};
+  // Personality::kMlx5: a setter of the other QP-type family ran, and two
+  // threads were inside one lock-free context's post path at once.
+  std::atomic<uint64_t> wrong_setter_calls{0};
+  std::atomic<uint64_t> concurrent_entries{0};
+  // How long each entry into the post path lasts at least (ns): widens the
+  // window in which concurrent entries are seen.
+  std::atomic<uint64_t> post_dwell_ns{0};
   std::atomic<int> open_contexts{0};
   std::atomic<int> live_qps{0};
   std::atomic<int> live_pds{0};

@@ -2,6 +2,8 @@
 
 #include <errno.h>
 
+#include <chrono>
+
 #include "emulate/tsc.h"
 
 namespace verbsemu::shim::internal {
@@ -28,12 +30,30 @@ FakeWr* Current(ibv_qp_ex* qpx) {
   return &q->batch.back();
 }
 
+bool Mlx5(ibv_qp_ex* qpx) {
+  return Dev(qpx)->personality == Personality::kMlx5;
+}
+
+// WRs the provider holds that no polled completion has freed.
+uint64_t Outstanding(const FakeQp& q) {
+  return q.sq_head.load() - q.sq_tail.load();
+}
+
+// A batch's first error, returned by wr_complete (mlx5's mqp->err).
+void NoteError(FakeQp* q, int err) {
+  if (q->batch_err == 0) q->batch_err = err;
+}
+
 void BeginWr(ibv_qp_ex* qpx, int opcode) {
   FakeQp* q = Qp(qpx);
   if (Null(qpx)) return;
   if (!q->in_batch) {
     Dev(qpx)->calls_outside_batch.fetch_add(1);
     return;
+  }
+  if (Mlx5(qpx) && q->cap.max_send_wr != 0 &&
+      Outstanding(*q) + q->batch.size() >= q->cap.max_send_wr) {
+    NoteError(q, ENOMEM);
   }
   FakeWr w;
   w.wr_id = qpx->wr_id;
@@ -58,8 +78,10 @@ void AddSge(ibv_qp_ex* qpx, const ibv_sge& sge) {
 
 // The send-queue lock, and how long it was held.
 void Lock(FakeQp* q) {
+  EnterPostPath(q->ctx);
   q->sq_mu.lock();
   q->in_batch = true;
+  q->batch_err = 0;
   q->locked_at = emulate::ReadTsc();
   q->batch.clear();
 }
@@ -72,6 +94,7 @@ void Unlock(FakeQp* q) {
   q->batch.clear();
   q->in_batch = false;
   q->sq_mu.unlock();
+  LeavePostPath(q->ctx);
 }
 
 void FakeWrStart(ibv_qp_ex* qpx) {
@@ -79,7 +102,8 @@ void FakeWrStart(ibv_qp_ex* qpx) {
 }
 void RecordBatch(FakeDevice* d, ibv_qp_ex* qpx, uint64_t tsc) {
   uint64_t total = 0;
-  for (const FakeWr& w : Qp(qpx)->batch) {
+  FakeQp* q = Qp(qpx);
+  for (const FakeWr& w : q->batch) {
     total += w.bytes;
     if (d->record_posts.load(std::memory_order_relaxed)) {
       PostRecord r;
@@ -93,8 +117,10 @@ void RecordBatch(FakeDevice* d, ibv_qp_ex* qpx, uint64_t tsc) {
       r.digest = w.digest;
       d->Record(r);
     }
+    const uint64_t index = q->sq_head.fetch_add(1) + 1;
     if (w.signaled) {
-      FakeComplete(qpx->qp_base.send_cq, w.wr_id, IBV_WC_SEND);
+      FakeComplete(qpx->qp_base.send_cq, w.wr_id, IBV_WC_SEND, IBV_WC_SUCCESS,
+                   q, index);
     }
   }
   d->last_post_bytes.store(total, std::memory_order_relaxed);
@@ -110,6 +136,8 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
   }
   if (d->fail_complete.load()) {
     rc = EINVAL;
+  } else if (Qp(qpx)->batch_err != 0) {
+    rc = Qp(qpx)->batch_err;  // rolled back, as mlx5_send_wr_complete does
   } else {
     RecordBatch(d, qpx, tsc);
   }
@@ -168,6 +196,56 @@ void FakeWrSetInlineDataList(ibv_qp_ex* qpx, size_t n,
                              const ibv_data_buf* bufs) {
   for (size_t i = 0; i < n; ++i) AddData(qpx, bufs[i].addr, bufs[i].length);
 }
+
+// mlx5's setters, one family for RC/UC QPs and one for UD/XRC (and DC):
+// each builds its own WQE layout, so a setter of the other family on a QP
+// would write a malformed WQE. The limits are checked as mlx5 does.
+bool IsUdXrc(const ibv_qp_ex* qpx) {
+  const ibv_qp_type t = qpx->qp_base.qp_type;
+  return t == IBV_QPT_UD || t == IBV_QPT_XRC_SEND;
+}
+template <bool kUdXrc>
+bool RightFamily(ibv_qp_ex* qpx) {
+  if (IsUdXrc(qpx) == kUdXrc) return true;
+  Dev(qpx)->wrong_setter_calls.fetch_add(1);
+  return false;
+}
+// Notes ENOMEM when `n` exceeds the QP's `cap` (0: not enforced).
+void Limit(ibv_qp_ex* qpx, uint64_t n, uint32_t cap) {
+  FakeQp* q = Qp(qpx);
+  if (cap != 0 && n > cap && q->in_batch) NoteError(q, ENOMEM);
+}
+template <bool kUdXrc>
+void Mlx5SetSge(ibv_qp_ex* qpx, uint32_t lkey, uint64_t addr, uint32_t len) {
+  if (RightFamily<kUdXrc>(qpx)) FakeWrSetSge(qpx, lkey, addr, len);
+}
+template <bool kUdXrc>
+void Mlx5SetSgeList(ibv_qp_ex* qpx, size_t n, const ibv_sge* sg) {
+  if (!RightFamily<kUdXrc>(qpx)) return;
+  Limit(qpx, n, Qp(qpx)->cap.max_send_sge);
+  FakeWrSetSgeList(qpx, n, sg);
+}
+template <bool kUdXrc>
+void Mlx5SetInlineData(ibv_qp_ex* qpx, void* addr, size_t len) {
+  if (!RightFamily<kUdXrc>(qpx)) return;
+  Limit(qpx, len, Qp(qpx)->cap.max_inline_data);
+  FakeWrSetInlineData(qpx, addr, len);
+}
+template <bool kUdXrc>
+void Mlx5SetInlineDataList(ibv_qp_ex* qpx, size_t n, const ibv_data_buf* b) {
+  if (!RightFamily<kUdXrc>(qpx)) return;
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) total += b[i].length;
+  Limit(qpx, total, Qp(qpx)->cap.max_inline_data);
+  FakeWrSetInlineDataList(qpx, n, b);
+}
+template <bool kUdXrc>
+void InstallMlx5Setters(ibv_qp_ex& x) {
+  x.wr_set_sge = Mlx5SetSge<kUdXrc>;
+  x.wr_set_sge_list = Mlx5SetSgeList<kUdXrc>;
+  x.wr_set_inline_data = Mlx5SetInlineData<kUdXrc>;
+  x.wr_set_inline_data_list = Mlx5SetInlineDataList<kUdXrc>;
+}
 void FakeWrSetUdAddr(ibv_qp_ex* qpx, ibv_ah*, uint32_t remote_qpn, uint32_t) {
   if (Null(qpx)) return;
   if (FakeWr* w = Current(qpx)) w->remote_qpn = remote_qpn;
@@ -175,7 +253,7 @@ void FakeWrSetUdAddr(ibv_qp_ex* qpx, ibv_ah*, uint32_t remote_qpn, uint32_t) {
 
 }  // namespace
 
-void InstallFakeQpEx(ibv_qp_ex& x) {
+void InstallFakeQpEx(ibv_qp_ex& x, Personality personality, ibv_qp_type type) {
   x.wr_start = FakeWrStart;
   x.wr_complete = FakeWrComplete;
   x.wr_abort = FakeWrAbort;
@@ -194,15 +272,60 @@ void InstallFakeQpEx(ibv_qp_ex& x) {
   x.wr_set_ud_addr = FakeWrSetUdAddr;
   // wr_bind_mw, wr_local_inv, wr_send_inv, wr_send_tso, wr_set_xrc_srqn
   // stay NULL, as for a provider without them: the shim must skip them.
+  if (personality != Personality::kMlx5) return;
+  if (type == IBV_QPT_UD || type == IBV_QPT_XRC_SEND) {
+    InstallMlx5Setters<true>(x);
+  } else {
+    InstallMlx5Setters<false>(x);
+  }
 }
 
 void ApplyFakePersonality(FakeQp* q, ibv_qp_state state) {
+  // mlx5's qp_state_max_gs: -1 from RESET until RTS; a RESET empties the
+  // send queue.
+  if (state == IBV_QPS_RESET) {
+    q->sq_open = false;
+    q->sq_tail.store(q->sq_head.load());
+  }
+  if (state == IBV_QPS_RTS) q->sq_open = true;
   ibv_qp_ex& x = q->qpx;
   if (q->ctx->owner->personality != Personality::kMlx5 || !x.wr_complete) {
     return;
   }
   if (state == IBV_QPS_RESET) x.wr_complete = FakeWrCompleteError;
   if (state == IBV_QPS_RTS) x.wr_complete = FakeWrComplete;
+}
+
+int FakeMlx5Refusal(const FakeQp& q, const ibv_send_wr& w) {
+  const ibv_qp_cap& cap = q.cap;
+  if (cap.max_send_wr != 0 && Outstanding(q) >= cap.max_send_wr) return ENOMEM;
+  if (!q.sq_open) return ENOMEM;  // num_sge > qp_state_max_gs (-1)
+  if (w.opcode == IBV_WR_LOCAL_INV || w.opcode == IBV_WR_BIND_MW) return 0;
+  if (cap.max_send_sge != 0 && w.num_sge > static_cast<int>(cap.max_send_sge)) {
+    return ENOMEM;
+  }
+  if ((w.send_flags & IBV_SEND_INLINE) == 0 || cap.max_inline_data == 0) {
+    return 0;
+  }
+  uint64_t inl = 0;
+  for (int i = 0; i < w.num_sge; ++i) inl += w.sg_list[i].length;
+  return inl > cap.max_inline_data ? ENOMEM : 0;
+}
+
+void EnterPostPath(FakeContext* c) {
+  if (c->single_threaded && c->in_post_path.fetch_add(1) != 0) {
+    c->owner->concurrent_entries.fetch_add(1);
+  }
+  const uint64_t dwell = c->owner->post_dwell_ns.load();
+  if (dwell == 0) return;
+  const auto end =
+      std::chrono::steady_clock::now() + std::chrono::nanoseconds(dwell);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
+
+void LeavePostPath(FakeContext* c) {
+  if (c->single_threaded) c->in_post_path.fetch_sub(1);
 }
 
 }  // namespace verbsemu::shim::internal

@@ -32,22 +32,29 @@ WrRecording* Recording(const ibv_qp_ex* qpx) {
   return c != nullptr ? c->recordings.Find(qpx) : nullptr;
 }
 
-// The provider's functions for a QP whose state is gone (being destroyed):
-// batch control must still reach the provider, which holds its send-queue
-// lock from wr_start to wr_complete or wr_abort.
-const QpExSlots* Fallback(ibv_qp_ex* qpx) {
-  const ContextState* c = E().contexts.Find(qpx->qp_base.context);
-  if (c == nullptr || !c->has_qp_ex_fallback.load(std::memory_order_acquire)) {
-    return nullptr;
-  }
-  return &c->qp_ex_fallback;
+// The provider's functions for a QP whose state is gone (being destroyed)
+// into `*out`: batch control must still reach the provider, which holds its
+// send-queue lock from wr_start to wr_complete or wr_abort. Only that QP's
+// own functions will do (mlx5's setters and wr_complete differ from QP to
+// QP); false when they are not known.
+bool Fallback(ibv_qp_ex* qpx, QpExSlots* out) {
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.leaving_mu);
+  auto it = e.leaving.find(&qpx->qp_base);
+  if (it == e.leaving.end()) return false;
+  *out = it->second;
+  return true;
 }
 
+// A leaving QP's functions, copied for the calling thread.
+thread_local QpExSlots tl_leaving;
+
 // The provider's functions for `qpx` on the direct path; nullptr only when
-// neither the QP's nor its context's are known.
+// they are not known.
 const QpExSlots* Direct(ibv_qp_ex* qpx, QpState** q) {
   *q = FindQpx(qpx);
-  return *q != nullptr ? &(*q)->provider : Fallback(qpx);
+  if (*q != nullptr) return &(*q)->provider;
+  return Fallback(qpx, &tl_leaving) ? &tl_leaving : nullptr;
 }
 
 void AddBytes(QpState* q, uint64_t b) { q->batch.AddBytes(b); }
@@ -60,6 +67,7 @@ void ResetBatch(QpState* q) { q->batch = PostShape{}; }
     if (WrRecording* r = Recording(qpx)) {                         \
       keep;                                                        \
       r->shape.Begin(flow);                                        \
+      r->NoteWr(qpx->wr_flags);                                    \
       r->Add<&QpExSlots::slot> args; /* NOLINT */                  \
       return;                                                      \
     }                                                              \
@@ -127,6 +135,7 @@ uint64_t TotalLength(const Piece* pieces, size_t n) {
 void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
   if (WrRecording* r = Recording(qpx)) {
     r->shape.AddBytes(TotalLength(sg_list, num_sge));
+    r->max_sges = std::max(r->max_sges, num_sge);
     r->Add<&QpExSlots::wr_set_sge_list>(qpx, num_sge,
                                         r->Keep(sg_list, num_sge));
     return;
@@ -141,6 +150,7 @@ void WrSetSgeList(ibv_qp_ex* qpx, size_t num_sge, const ibv_sge* sg_list) {
 void WrSetInlineData(ibv_qp_ex* qpx, void* addr, size_t length) {
   if (WrRecording* r = Recording(qpx)) {
     r->shape.AddBytes(length);
+    r->max_inline = std::max<uint64_t>(r->max_inline, length);
     void* copy = r->Keep(static_cast<char*>(addr), length);
     r->Add<&QpExSlots::wr_set_inline_data>(qpx, copy, length);
     return;
@@ -155,6 +165,7 @@ void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
                          const ibv_data_buf* buf_list) {
   if (WrRecording* r = Recording(qpx)) {
     r->shape.AddBytes(TotalLength(buf_list, num_buf));
+    r->max_inline = std::max(r->max_inline, TotalLength(buf_list, num_buf));
     ibv_data_buf* copy = r->Keep(const_cast<ibv_data_buf*>(buf_list), num_buf);
     for (size_t i = 0; i < num_buf; ++i) {
       copy[i].addr = r->Keep(static_cast<char*>(copy[i].addr), copy[i].length);
@@ -174,7 +185,8 @@ int WrComplete(ibv_qp_ex* qpx);
 void WrStart(ibv_qp_ex* qpx) {
   QpState* q = E().qps.Find(&qpx->qp_base);
   if (q == nullptr) {
-    if (const QpExSlots* f = Fallback(qpx)) f->wr_start(qpx);
+    QpExSlots f;
+    if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
     return;
   }
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
@@ -292,8 +304,9 @@ int WrComplete(ibv_qp_ex* qpx) {
   uint64_t t0 = emulating && counting ? emulate::ReadTsc() : 0;
   QpState* q = FindQpx(qpx);
   if (q == nullptr) {
-    const QpExSlots* f = Fallback(qpx);
-    return f != nullptr ? f->wr_complete(qpx) : EINVAL;
+    QpExSlots f;
+    return Fallback(qpx, &f) && f.wr_complete != nullptr ? f.wr_complete(qpx)
+                                                         : EINVAL;
   }
   if (!counting) return WrCompleteDelayOnly(q, qpx);
   ThreadCache* tc = Cache();
@@ -323,7 +336,8 @@ void WrAbort(ibv_qp_ex* qpx) {
   }
   QpState* q = FindQpx(qpx);
   if (q == nullptr) {
-    if (const QpExSlots* f = Fallback(qpx)) f->wr_abort(qpx);
+    QpExSlots f;
+    if (Fallback(qpx, &f) && f.wr_abort != nullptr) f.wr_abort(qpx);
     return;
   }
   if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;

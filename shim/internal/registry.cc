@@ -52,7 +52,8 @@ ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
         (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
     const bool flush = send_ops && (attr->send_ops_flags & kQpExWithFlush) != 0;
     RegisterQp(E().contexts.Find(context), qp, send_ops,
-               flush ? QpOrigin::kWithFlush : QpOrigin::kVerbs, &attr->cap);
+               flush ? QpOrigin::kWithFlush : QpOrigin::kVerbs, &attr->cap,
+               attr->sq_sig_all != 0);
   }
   return qp;
 }
@@ -225,7 +226,7 @@ ContextState* RegisterContext(ibv_context* ctx) {
 }
 
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
-                    QpOrigin origin, const ibv_qp_cap* cap) {
+                    QpOrigin origin, const ibv_qp_cap* cap, bool sig_all) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
@@ -246,10 +247,6 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     if (q->qpx) {
       WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
     }
-    if (q->qpx && !c->has_qp_ex_fallback.load(std::memory_order_relaxed)) {
-      c->qp_ex_fallback = q->provider;
-      c->has_qp_ex_fallback.store(true, std::memory_order_release);
-    }
   }
   if (!e.qps.Insert(qp, q)) {
     // Table full: the QP runs unemulated.
@@ -258,14 +255,15 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     return nullptr;
   }
   NoteSeenQp(c->device, q->qpn);
-  SetUpDeferLocked(q, cap != nullptr ? *cap : ibv_qp_cap{});
+  SetUpDeferLocked(q, cap != nullptr ? *cap : ibv_qp_cap{}, sig_all);
   return q;
 }
 
 QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
-                           QpOrigin origin, const ibv_qp_cap* cap) noexcept {
+                           QpOrigin origin, const ibv_qp_cap* cap,
+                           bool sig_all) noexcept {
   try {
-    return RegisterQp(c, qp, with_send_ops, origin, cap);
+    return RegisterQp(c, qp, with_send_ops, origin, cap, sig_all);
   } catch (...) {
     return nullptr;
   }
@@ -282,8 +280,9 @@ QpState* AdoptQp(ibv_qp* qp) {
   // Its ibv_qp_ex, if it was created with send ops (ibv_qp_to_qp_ex gives
   // one only then), is wrapped as at creation (WrapQpEx never wraps a slot
   // twice).
-  QpState* q = RegisterQp(c, qp, /*with_send_ops=*/true, QpOrigin::kVerbs,
-                          known ? &init.cap : nullptr);
+  QpState* q =
+      RegisterQp(c, qp, /*with_send_ops=*/true, QpOrigin::kVerbs,
+                 known ? &init.cap : nullptr, !known || init.sq_sig_all != 0);
   if (q == nullptr || !known) return q;
   if (attr.qp_state >= IBV_QPS_RTR) {
     std::lock_guard<std::mutex> lock(q->mu);
@@ -320,6 +319,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
     WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
   }
+  if ((attr_mask & IBV_QP_STATE) != 0) DeferQpStateChanged(q, attr.qp_state);
   OnQpTrafficModified(q, attr, attr_mask);
   if (rtr) ClassifyPeer(q);
   if (rtr) AttachLink(q);
@@ -341,13 +341,22 @@ std::unique_ptr<QpState> DetachQp(ibv_qp* qp) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   QpState* q = e.qps.Find(qp);
-  return q != nullptr ? DetachQpLocked(q) : nullptr;
+  if (q == nullptr) return nullptr;
+  if (q->qpx != nullptr) {
+    std::lock_guard<std::mutex> leaving(e.leaving_mu);
+    e.leaving[qp] = q->provider;
+  }
+  return DetachQpLocked(q);
 }
 
 void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed) {
   if (q == nullptr) return;
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
+  {
+    std::lock_guard<std::mutex> leaving(e.leaving_mu);
+    e.leaving.erase(q->qp);
+  }
   // Still alive (the provider refused), and not adopted again meanwhile:
   // it goes back as it was.
   if (!destroyed && e.qps.Find(q->qp) == nullptr &&
@@ -393,6 +402,10 @@ void ForgetAllLocked() {
     }
   }
   ClearThreadCaches(/*forget_qps=*/true);
+  {
+    std::lock_guard<std::mutex> leaving(e.leaving_mu);
+    e.leaving.clear();
+  }
   e.qps.Clear();
   e.contexts.Clear();
   e.qp_owner.clear();

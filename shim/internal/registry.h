@@ -37,16 +37,18 @@ ContextState* RegisterContext(ibv_context* ctx);
 // and later), a slot the shim does not wrap; their batches go straight to
 // the provider.
 enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs, kWithFlush };
-// `cap`: the QP's queue sizes as created (the defer mode's ENOMEM bound).
+// `cap`: the QP's queue sizes as created (the defer mode's ENOMEM bound);
+// `sig_all`: the QP signals every WR (true when not known).
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
                     QpOrigin origin = QpOrigin::kVerbs,
-                    const ibv_qp_cap* cap = nullptr);
+                    const ibv_qp_cap* cap = nullptr, bool sig_all = true);
 // As RegisterQp, for callers reached from C (the exported creation calls):
 // nullptr, and the QP runs unemulated, when registering fails (out of
 // memory) instead of an exception.
 QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
                            QpOrigin origin = QpOrigin::kVerbs,
-                           const ibv_qp_cap* cap = nullptr) noexcept;
+                           const ibv_qp_cap* cap = nullptr,
+                           bool sig_all = true) noexcept;
 // A QP the shim did not see being created (e.g. through a privately loaded
 // libibverbs, or a provider's own creation call): learnt at its first
 // ibv_modify_qp or first post, its ibv_qp_ex slots wrapped when it has

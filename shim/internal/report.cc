@@ -177,7 +177,13 @@ std::string DeferLine(const Engine& e) {
   }
   VERBSEMU_DEFER_COUNTERS(VERBSEMU_PART)
 #undef VERBSEMU_PART
-  return line + "\n";
+  line += "\n";
+  if (!e.lock_free_provider.empty()) {
+    line += "defer: " + e.lock_free_provider +
+            ": the provider takes no locks, so no thread of the shim's own "
+            "hands posts over; every QP spins instead\n";
+  }
+  return line;
 }
 
 }  // namespace

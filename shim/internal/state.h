@@ -73,11 +73,6 @@ struct ContextState {
   // with a bandwidth), keyed by port * kMaxClasses + class.
   std::unordered_map<int, std::unique_ptr<PortLink>> class_links;
   Counter cqs;
-  // The provider's ibv_qp_ex functions of this context's first wrapped QP:
-  // wr_start/wr_complete/wr_abort fall back to them when a QP's own state
-  // is gone, so the provider's send-queue lock is always taken and released.
-  std::atomic<bool> has_qp_ex_fallback{false};
-  QpExSlots qp_ex_fallback;
 };
 
 struct QpState {
@@ -147,6 +142,12 @@ struct Engine {
   // Retired QPs whose counters a thread cache may still name; freed once
   // none does.
   std::vector<std::unique_ptr<QpState>> graveyard;
+  // The provider's ibv_qp_ex functions of QPs being destroyed (between the
+  // shim forgetting them and the provider's answer): batch control on
+  // them still reaches the provider's own functions for that very QP, as
+  // mlx5's differ by QP type.
+  std::mutex leaving_mu;
+  std::unordered_map<const ibv_qp*, QpExSlots> leaving;  // under leaving_mu
   std::vector<std::string> devices_seen;
   bool report_signal_warned = false;
   // Configuration: written on first use (or by a test), then read-only.
@@ -182,6 +183,9 @@ struct Engine {
   PtrMap<DeferList> defer_lists{10};
   std::vector<std::unique_ptr<DeferList>> defer_list_owner;  // under mu
   std::unordered_set<const ibv_pd*> td_pds;  // under mu: lock-free domains
+  // "MLX5_SINGLE_THREADED=1" (or MLX4_'s) when set and deferring: the
+  // provider takes no locks, so no QP defers.
+  std::string lock_free_provider;
   DeferCounters defer;
   std::atomic<bool> warned_defer_refused{false};
   std::atomic<bool> warned_rate{false}, warned_pad{false};

@@ -39,6 +39,9 @@ void WrRecording::Close() {
   arena_.Reset();
   shape = PostShape{};
   first_ud_ah = nullptr;
+  max_inline = 0;
+  max_sges = 0;
+  signaled_at.clear();
 }
 
 int WrRecording::Replay(ibv_qp_ex* qpx, bool close_on_room_refusal) {

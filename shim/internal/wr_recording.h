@@ -80,6 +80,17 @@ class WrRecording {
   int Replay(ibv_qp_ex* qpx, bool close_on_room_refusal = true);
 
   PostShape shape;  // what the batch moves, as the calls were recorded
+  // What a provider checks of the batch: its largest inline data (one
+  // setter call) and SGE list, and which WRs are signaled (1 + index).
+  uint64_t max_inline = 0;
+  size_t max_sges = 0;
+  std::vector<uint32_t> signaled_at;
+  // A WR begun (after shape.Begin) with the application's `wr_flags`.
+  void NoteWr(unsigned wr_flags) {
+    if ((wr_flags & IBV_SEND_SIGNALED) != 0) {
+      signaled_at.push_back(static_cast<uint32_t>(shape.wrs));
+    }
+  }
   // The batch's first wr_set_ud_addr: a UD batch's delay is its first WR's
   // destination's, as a UD chain's is (peer_class.h).
   const ibv_ah* first_ud_ah = nullptr;
