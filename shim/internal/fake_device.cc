@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "emulate/tsc.h"
+#include "shim/internal/fake_objects.h"
 #include "shim/internal/fake_qp_ex.h"
 
 namespace verbsemu::shim::internal {
@@ -250,8 +251,6 @@ int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {
   return 0;
 }
 
-ibv_pd* FakeAllocParentDomain(ibv_context* c,
-                              ibv_parent_domain_init_attr* attr);
 
 // The ops a provider hands libibverbs (the opaque verbs_context_ops).
 struct FakeOps {
@@ -415,75 +414,6 @@ ibv_qp_ex* FakeQpToQpEx(ibv_qp* qp) {
 
 int FakeQueryPort(ibv_context* c, uint8_t port, ibv_port_attr* attr) {
   return FakeQueryPortEx(c, port, attr, sizeof(*attr));
-}
-
-// GID `index` of a port is RoCE's IPv4-mapped ::ffff:10.0.PORT.INDEX+1.
-int FakeQueryGid(ibv_context*, uint8_t port, int index, ibv_gid* gid) {
-  std::memset(gid, 0, sizeof(*gid));
-  gid->raw[10] = 0xff;
-  gid->raw[11] = 0xff;
-  gid->raw[12] = 10;
-  gid->raw[14] = port;
-  gid->raw[15] = static_cast<uint8_t>(index + 1);
-  return 0;
-}
-
-// Keeps `obj` alive in the device's list `owned` and counts it live.
-template <class T, class Live>
-T* Keep(FakeDevice* d, std::vector<std::unique_ptr<T>>& owned, Live& live,
-        std::unique_ptr<T> obj) {
-  T* raw = obj.get();
-  std::lock_guard<std::mutex> lock(d->mu);
-  owned.push_back(std::move(obj));
-  live.fetch_add(1);
-  return raw;
-}
-
-ibv_pd* FakeAllocPd(ibv_context* c) {
-  FakeDevice* d = Dev(c);
-  auto pd = std::make_unique<ibv_pd>();
-  pd->context = c;
-  return Keep(d, d->pds, d->live_pds, std::move(pd));
-}
-
-// A parent domain (with or without a thread domain) is a PD to the fake.
-ibv_pd* FakeAllocParentDomain(ibv_context* c,
-                              ibv_parent_domain_init_attr* attr) {
-  return attr->pd != nullptr ? FakeAllocPd(c) : nullptr;
-}
-
-int FakeDeallocPd(ibv_pd* pd) {
-  Dev(pd->context)->live_pds.fetch_sub(1);
-  return 0;
-}
-
-ibv_mr* FakeRegMr(ibv_pd* pd, void* addr, size_t len, int) {
-  FakeDevice* d = Dev(pd->context);
-  auto mr = std::make_unique<ibv_mr>();
-  mr->context = pd->context;
-  mr->pd = pd;
-  mr->addr = addr;
-  mr->length = len;
-  mr->lkey = 0x1234;
-  return Keep(d, d->mrs, d->live_mrs, std::move(mr));
-}
-
-int FakeDeregMr(ibv_mr* mr) {
-  Dev(mr->context)->live_mrs.fetch_sub(1);
-  return 0;
-}
-
-ibv_ah* FakeCreateAh(ibv_pd* pd, ibv_ah_attr*) {
-  FakeDevice* d = Dev(pd->context);
-  auto ah = std::make_unique<ibv_ah>();
-  ah->context = pd->context;
-  ah->pd = pd;
-  return Keep(d, d->ahs, d->live_ahs, std::move(ah));
-}
-
-int FakeDestroyAh(ibv_ah* ah) {
-  Dev(ah->context)->live_ahs.fetch_sub(1);
-  return 0;
 }
 
 }  // namespace
