@@ -55,19 +55,37 @@ void Append(Findings& to, Findings from) {
   for (Finding& f : from) to.push_back(std::move(f));
 }
 
+// The self-test connects an RC QP with ibv_modify_qp alone: EFA has no RC
+// QPs, and an iWARP QP connects only through rdma_cm.
+Findings TestOrSkip(const DeviceInfo& d, const SelfTest& self_test) {
+  const std::string skipped = "self-test on " + d.name + " skipped: ";
+  if (d.provider == "efa") {
+    return {Finding::Info(skipped + "EFA has no RC QPs to test with; "
+                                    "nothing here checked that its QPs are "
+                                    "emulated")};
+  }
+  if (d.iwarp()) {
+    return {Finding::Info(skipped + "an iWARP QP connects only through "
+                                    "rdma_cm; nothing here checked that its "
+                                    "QPs are emulated")};
+  }
+  return self_test.Run(d.name);
+}
+
 // The self-test's device: --device, else the first one.
 Findings SelfTestFindings(const DoctorOptions& o,
                           const std::vector<DeviceInfo>& devices,
                           const SelfTest& self_test) {
-  if (!o.self_test)
+  if (!o.self_test) {
     return {Finding::Info("self-test skipped (--no-self-test)")};
+  }
   if (devices.empty()) {
     return {Finding::Problem("no RDMA device: nothing to test")};
   }
-  if (o.device.empty()) return self_test.Run(devices.front().name);
+  if (o.device.empty()) return TestOrSkip(devices.front(), self_test);
   std::string names;
   for (const DeviceInfo& d : devices) {
-    if (d.name == o.device) return self_test.Run(o.device);
+    if (d.name == o.device) return TestOrSkip(d, self_test);
     names += (names.empty() ? "" : ", ") + d.name;
   }
   return {Finding::Problem("no RDMA device " + o.device +

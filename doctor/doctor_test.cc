@@ -98,6 +98,26 @@ TEST(RunChecks, NoDeviceSkipsTheSelfTestWithAProblem) {
   EXPECT_EQ(ExitOf(f), 1);
 }
 
+TEST(RunChecks, EfaAndIwarpSkipTheSelfTestWithAnInfoLine) {
+  FakeSystemView v;
+  v.spaces["/dev/shm"] = {true, true, 1ull << 30};
+  v.AddDevice("efa_0", "../../efa", "1: CA", "Unspecified");
+  v.AddDevice("irdma0", "../../irdma", "4: RNIC", "Ethernet");
+  FakeSelfTest t;
+  DoctorOptions o;
+  Findings f = RunChecks(o, v, t);
+  EXPECT_TRUE(t.asked.empty());
+  EXPECT_EQ(FormatFinding(f.back()),
+            "info: self-test on efa_0 skipped: EFA has no RC QPs to test "
+            "with; nothing here checked that its QPs are emulated");
+  o.device = "irdma0";
+  f = RunChecks(o, v, t);
+  EXPECT_TRUE(t.asked.empty());
+  EXPECT_EQ(f.back().kind, Finding::Kind::kInfo);
+  EXPECT_NE(f.back().text.find("iWARP QP connects only through rdma_cm"),
+            std::string::npos);
+}
+
 TEST(Report, OneLinePerFindingAndTheExitStatus) {
   char* buf = nullptr;
   size_t len = 0;
