@@ -24,7 +24,11 @@ TEST(ProviderForDriver, KnownDrivers) {
   EXPECT_EQ(ProviderForDriver("mana"), "mana");
   EXPECT_EQ(ProviderForDriver("rxe"), "rxe");
   EXPECT_EQ(ProviderForDriver("siw"), "siw");
-  EXPECT_EQ(ProviderForDriver("qedr"), "");
+  EXPECT_EQ(ProviderForDriver("irdma.gen_2"), "irdma");
+  EXPECT_EQ(ProviderForDriver("mlx5_ib.rdma"), "mlx5");
+  EXPECT_EQ(ProviderForDriver("bnxt_re.rdma"), "bnxt_re");
+  EXPECT_EQ(ProviderForDriver("qede"), "");
+  EXPECT_EQ(ProviderForDriver(""), "");
 }
 
 TEST(ListDevices, ReadsSysfs) {

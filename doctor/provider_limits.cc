@@ -8,12 +8,12 @@ struct DriverProvider {
   std::string_view provider;
 };
 
-// Kernel driver -> rdma-core provider. hns has several drivers
-// (hns_roce_hw_v2, hns3...), matched by prefix.
+// Kernel driver -> rdma-core provider, by prefix of the driver's name: hns
+// has several (hns3, hns_roce_hw_v2), and drivers on the auxiliary bus are
+// named MODULE.NAME (irdma.gen_2, mlx5_ib.rdma, bnxt_re.rdma).
 constexpr DriverProvider kDrivers[] = {
-    {"mlx5_core", "mlx5"},  {"efa", "efa"}, {"irdma", "irdma"},
-    {"bnxt_en", "bnxt_re"}, {"hns", "hns"}, {"mana", "mana"},
-    {"rxe", "rxe"},         {"siw", "siw"},
+    {"mlx5", "mlx5"}, {"efa", "efa"},   {"irdma", "irdma"}, {"bnxt", "bnxt_re"},
+    {"hns", "hns"},   {"mana", "mana"}, {"rxe", "rxe"},     {"siw", "siw"},
 };
 
 struct Limit {

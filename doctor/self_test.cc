@@ -93,6 +93,7 @@ ChildEnd RunChild(const std::vector<std::string>& argv, const std::string& log,
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (!end.timed_out && WIFEXITED(status)) end.exit_code = WEXITSTATUS(status);
+  if (!end.timed_out && WIFSIGNALED(status)) end.signal = WTERMSIG(status);
   end.last_line = LastLine(Slurp(log).value_or(""));
   return end;
 }
@@ -123,9 +124,11 @@ Finding JudgeSelfTest(const std::string& device,
         (end.last_line.empty() ? "no output" : end.last_line) + ")");
   }
   if (end.exit_code != 0) {
+    const std::string how =
+        end.signal != 0 ? "killed by signal " + std::to_string(end.signal)
+                        : "exit " + std::to_string(end.exit_code);
     return Finding::Problem(
-        what + "the QP did not complete its send and receive (exit " +
-        std::to_string(end.exit_code) + ": " +
+        what + "failed (" + how + ": " +
         (end.last_line.empty() ? "no output" : end.last_line) + ")");
   }
   // The device line of the shim's report (shim/internal/report.cc).

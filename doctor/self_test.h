@@ -41,11 +41,12 @@ std::vector<std::string> SelfTestArgv(const std::string& self,
                                       const std::string& report,
                                       const std::string& device);
 
-// How the child ended: its exit code, or -1 when it was killed at the
-// timeout (or by a signal).
+// How the child ended: its exit code, or the signal that ended it, or
+// killed at the timeout.
 struct ChildEnd {
-  int exit_code = -1;
+  int exit_code = -1;  // -1 when it did not exit
   bool timed_out = false;
+  int signal = 0;         // when a signal other than the timeout's ended it
   std::string last_line;  // the last line it printed, for a failure
 };
 
