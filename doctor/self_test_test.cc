@@ -1,6 +1,12 @@
 #include "doctor/self_test.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
 
 namespace verbsemu::doctor {
 namespace {
@@ -75,6 +81,49 @@ TEST(ProcessSelfTest, MissingBinaryIsAProblem) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_TRUE(f[0].problem());
   EXPECT_NE(f[0].text.find("exit 127"), std::string::npos) << f[0].text;
+}
+
+// A stand-in for this binary: a script that gets the launcher's arguments.
+std::string Script(const std::string& name, const std::string& body) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  chmod(path.c_str(), 0700);
+  return path;
+}
+
+// The parent's side end to end: the arguments it passes, the report it
+// reads back, the temporary directory it cleans up.
+TEST(ProcessSelfTest, ReadsTheReportTheRunLeft) {
+  const std::string self =
+      Script("fake_verbsemu",
+             "[ \"$1 $2 $4 $5 $6 $7 $8 ${10} ${11} ${12}\" = \"run --report "
+             "--latency 1us --devices "
+             "fake0 -- doctor --self-test-child fake0\" ] || { echo \"bad "
+             "arguments: $*\"; exit 3; }\n"
+             "echo \"device fake0: qps 1, wrs 2, bytes 64\" >>\"$3\"\n");
+  // Its temporary directory goes in an empty TMPDIR, which it leaves empty.
+  char tmp[] = "/tmp/doctor_test.XXXXXX";
+  ASSERT_NE(mkdtemp(tmp), nullptr);
+  setenv("TMPDIR", tmp, 1);
+  const Findings f = ProcessSelfTest(self, 5).Run("fake0");
+  unsetenv("TMPDIR");
+  EXPECT_EQ(rmdir(tmp), 0) << "left something in " << tmp;
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(FormatFinding(f[0]),
+            "ok: self-test on fake0: an RC QP of a privately loaded "
+            "libibverbs (NCCL's way) was emulated: device fake0: qps 1, wrs 2");
+}
+
+TEST(ProcessSelfTest, AHungChildIsKilledAtTheTimeout) {
+  const std::string self =
+      Script("hung_verbsemu", "echo started\nexec sleep 30\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Findings f = ProcessSelfTest(self, 1).Run("fake0");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].text,
+            "self-test on fake0: no end within the timeout (started)");
 }
 
 }  // namespace
