@@ -21,13 +21,14 @@ std::string Basename(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-// The kernel driver: device/driver's target; rxe and siw have no device
-// link, only a `parent` file naming their netdev (siw is the iWARP one).
+// The kernel driver: the soft devices (rxe, siw, the iWARP one) have a
+// `parent` file naming their netdev, which hardware devices do not; those
+// have device/driver.
 std::string Driver(const SystemView& view, const std::string& dir, bool iwarp) {
+  if (view.ReadFile(dir + "/parent", 4096)) return iwarp ? "siw" : "rxe";
   if (auto link = view.ReadLink(dir + "/device/driver")) {
     return Basename(*link);
   }
-  if (view.ReadFile(dir + "/parent", 4096)) return iwarp ? "siw" : "rxe";
   return "";
 }
 

@@ -52,6 +52,15 @@ TEST(ListDevices, ReadsSysfs) {
   EXPECT_TRUE(d[2].iwarp());
 }
 
+// A soft device is known by its `parent` file even with a device link (to
+// its netdev's hardware).
+TEST(ListDevices, ParentFileWinsOverADeviceLink) {
+  FakeSystemView v;
+  v.AddDevice("rxe0", "", "1: CA", "Ethernet");
+  v.links["/sys/class/infiniband/rxe0/device/driver"] = "../virtio_net";
+  EXPECT_EQ(ListDevices(v).at(0).provider, "rxe");
+}
+
 TEST(CheckDevices, NoDeviceIsAProblem) {
   const Findings f = CheckDevices({});
   ASSERT_EQ(f.size(), 1u);
