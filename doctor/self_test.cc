@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -98,9 +97,20 @@ ChildEnd RunChild(const std::vector<std::string>& argv, const std::string& log,
   return end;
 }
 
-// A count from the report; 0 for anything absurd.
-unsigned long long Count(const std::string& digits) {
-  return digits.size() > 18 ? 0 : std::stoull(digits);
+// "device DEV: qps N, wrs M" up to M, the shim's device line
+// (shim/internal/report.cc), when `line` is DEV's with N and M at least 1;
+// else "".
+std::string ShowsQpAndWr(const std::string& line, const std::string& device) {
+  const std::string head = "device " + device + ": qps ";
+  if (!line.starts_with(head)) return "";
+  unsigned long long qps = 0, wrs = 0;
+  int used = 0;
+  if (std::sscanf(line.c_str() + head.size(), "%llu, wrs %llu%n", &qps, &wrs,
+                  &used) != 2 ||
+      qps < 1 || wrs < 1) {
+    return "";
+  }
+  return line.substr(0, head.size() + static_cast<size_t>(used));
 }
 
 }  // namespace
@@ -131,18 +141,14 @@ Finding JudgeSelfTest(const std::string& device,
         what + "failed (" + how + ": " +
         (end.last_line.empty() ? "no output" : end.last_line) + ")");
   }
-  // The device line of the shim's report (shim/internal/report.cc).
-  static const std::regex line_re(
-      R"((^|\n)device (\S+): qps ([0-9]+), wrs ([0-9]+))");
-  const std::string text = report.value_or("");
-  for (std::sregex_iterator it(text.begin(), text.end(), line_re), e; it != e;
-       ++it) {
-    if ((*it)[2] != device) continue;
-    if (Count((*it)[3]) >= 1 && Count((*it)[4]) >= 1) {
+  std::istringstream lines(report.value_or(""));
+  for (std::string line; std::getline(lines, line);) {
+    const std::string shown = ShowsQpAndWr(line, device);
+    if (!shown.empty()) {
       return Finding::Ok(what +
                          "an RC QP of a privately loaded libibverbs "
                          "(NCCL's way) was emulated: " +
-                         std::string((*it)[0]).substr((*it)[1].length()));
+                         shown);
     }
   }
   return Finding::Problem(
