@@ -59,6 +59,12 @@ std::string LastLine(const std::string& text) {
 ChildEnd RunChild(const std::vector<std::string>& argv, const std::string& log,
                   int timeout_s) {
   ChildEnd end;
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) {
+    args.push_back(const_cast<char*>(a.c_str()));
+  }
+  args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -67,10 +73,6 @@ ChildEnd RunChild(const std::vector<std::string>& argv, const std::string& log,
       dup2(fd, 2);
       close(fd);
     }
-    std::vector<char*> args;
-    for (const std::string& a : argv)
-      args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
     execv(args[0], args.data());
     std::fprintf(stderr, "cannot run %s: %m\n", args[0]);
     _exit(127);
@@ -145,10 +147,11 @@ Finding JudgeSelfTest(const std::string& device,
   for (std::string line; std::getline(lines, line);) {
     const std::string shown = ShowsQpAndWr(line, device);
     if (!shown.empty()) {
-      return Finding::Ok(what +
-                         "an RC QP of a privately loaded libibverbs "
-                         "(NCCL's way) was emulated: " +
-                         shown);
+      std::string text = what;
+      text += "an RC QP of a privately loaded libibverbs (NCCL's way) was ";
+      text += "emulated: ";
+      text += shown;
+      return Finding::Ok(text);
     }
   }
   return Finding::Problem(
