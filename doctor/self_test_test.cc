@@ -86,7 +86,7 @@ TEST(ProcessSelfTest, MissingBinaryIsAProblem) {
 // A stand-in for this binary: a script that gets the launcher's arguments.
 std::string Script(const std::string& name, const std::string& body) {
   const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
   std::ofstream(path) << "#!/bin/sh\n" << body;
   chmod(path.c_str(), 0700);
   return path;
