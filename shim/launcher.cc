@@ -32,6 +32,8 @@ std::string LauncherUsage() {
          "       verbsemu knobs [--markdown]\n"
          "       verbsemu sweep [SWEEP FLAGS] -- CMD ARGS...  (verbsemu "
          "sweep -h)\n"
+         "       verbsemu doctor [--device NAME] [--no-self-test]  (checks "
+         "this machine; exit 0: emulation reaches what it sees)\n"
          "FLAGS (each also read from its variable):\n" +
          KnobsUsage();
 }

@@ -1,7 +1,8 @@
 // verbsemu: runs a command under libverbsemu.so (`verbsemu run ... -- CMD`),
-// prints the environment that does so (`verbsemu env ...`), or sweeps a
+// prints the environment that does so (`verbsemu env ...`), sweeps a
 // command across latency and bandwidth settings (`verbsemu sweep`, in
-// //sweep).
+// //sweep), or checks that emulation will reach this machine's stack
+// (`verbsemu doctor`, in //doctor).
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "doctor/doctor.h"
 #include "shim/knobs.h"
 #include "shim/launcher.h"
 #include "sweep/cli.h"
@@ -24,17 +26,23 @@ std::string Dirname(const std::string& p) {
 
 bool Exists(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
 
+// This binary's path, as the kernel resolved it.
+std::string SelfExe() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "";
+  self[n] = '\0';
+  return self;
+}
+
 // libverbsemu.so next to this binary (bazel-bin/shim/), or in its runfiles.
 std::string FindLibrary() {
   if (const char* lib = getenv("VERBSEMU_LIBRARY"); lib && Exists(lib)) {
     char buf[PATH_MAX];
     return realpath(lib, buf) ? buf : lib;
   }
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return "";
-  self[n] = '\0';
-  const std::string exe(self);
+  const std::string exe = SelfExe();
+  if (exe.empty()) return "";
   for (const std::string& c :
        {Dirname(exe) + "/libverbsemu.so",
         exe + ".runfiles/verbsemu/shim/libverbsemu.so"}) {
@@ -68,6 +76,10 @@ int Sweep(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "sweep") return Sweep(args);
+  if (!args.empty() && args[0] == "doctor") {
+    return verbsemu::doctor::DoctorCommand(
+        std::vector<std::string>(args.begin() + 1, args.end()), SelfExe());
+  }
   const verbsemu::shim::LaunchPlan plan = verbsemu::shim::ParseLauncherArgs(
       args,
       [](const char* name) { return static_cast<const char*>(getenv(name)); });

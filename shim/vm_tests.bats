@@ -525,3 +525,31 @@ usr2_caught() {
   [ "$n" = 2 ] || flunk "$n of 2 ranks report delay injected" "$dir"/reports/*
   grep -h "^device .*wrs [1-9]" "$dir"/reports/*
 }
+
+# verbsemu doctor on rxe: no check finds a problem, and its self-test (an RC
+# QP of a privately dlopen'ed libibverbs connected to itself, run again
+# under the launcher) shows in the shim's report with its QP and WR.
+@test "verbsemu doctor: exit 0, the self-test's QP emulated" {
+  local out="$VM_LOGDIR/doctor.out" rc=0
+  "$VERBSEMU" doctor --device "$SERVER_DEV" >"$out" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || flunk "doctor exited $rc" "$out"
+  grep -q "^ok: self-test on $SERVER_DEV: .*: device $SERVER_DEV: qps [1-9][0-9]*, wrs [1-9]" "$out" ||
+    flunk "no self-test ok line" "$out"
+  grep -q "^info: device $SERVER_DEV: driver rxe, provider rxe" "$out" || flunk "rxe not recognised" "$out"
+  [ "$(grep -c "^info: libibverbs \(calls verbs_open_device through its PLT\|binds its own calls inside itself\)" "$out")" = 1 ] ||
+    flunk "no libibverbs binding line" "$out"
+  ! grep -q "^problem: " "$out" || flunk "a problem line with exit 0" "$out"
+  grep "^ok: self-test" "$out"
+}
+
+# UCX_TLS naming dc_x (an alias of dc_mlx5, which needs the mlx5 direct
+# verbs the shim hides): one problem line saying so, exit 1.
+@test "verbsemu doctor with UCX_TLS=dc_x,sm,self: exit 1, dc_x named as the problem" {
+  local out="$VM_LOGDIR/doctor.out" rc=0
+  UCX_TLS=dc_x,sm,self "$VERBSEMU" doctor --device "$SERVER_DEV" >"$out" 2>&1 || rc=$?
+  [ "$rc" = 1 ] || flunk "doctor exited $rc, not 1" "$out"
+  grep -qx "problem: UCX_TLS names dc_x: verbsemu hides mlx5 direct verbs, so UCX has no dc_x transport and fails or falls back to another (name rc_verbs,ud_verbs instead)" "$out" ||
+    flunk "no line saying why dc_x bypasses" "$out"
+  [ "$(grep -c "^problem: " "$out")" = 1 ] || flunk "other problems than UCX_TLS" "$out"
+  grep "^problem: " "$out"
+}
