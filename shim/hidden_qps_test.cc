@@ -3,13 +3,14 @@
 // never saw is a WARNING in the report; other processes', the kernel's own,
 // and QPs on devices left unemulated are not; a QP adopted after a look
 // counts as seen; a list that cannot be read is said, never taken as clean.
+#include "shim/internal/hidden_qps.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <string>
 #include <vector>
 
-#include "shim/internal/hidden_qps.h"
 #include "shim/internal/report.h"
 #include "shim/internal/shim_fixture.h"
 
@@ -62,9 +63,9 @@ TEST_F(HiddenQpsTest, OtherOwnersAndUnemulatedDevicesAreNotWarnedAbout) {
   FakeDevice d("fake0");
   Res r = MakeQp(d, false);
   KernelLists({{"fake0", r.qp->qp_num, Me(), 2},
-               {"fake0", 1, 0, 0},           // the kernel's own QP1
+               {"fake0", 1, 0, 0},             // the kernel's own QP1
                {"fake0", 0x500, Me() + 1, 2},  // another process's
-               {"fake1", 0x600, Me(), 2}});  // a device left unemulated
+               {"fake1", 0x600, Me(), 2}});    // a device left unemulated
   CheckHiddenQpsNow();
   std::vector<std::string> warnings;
   const std::string text = Report(&warnings);

@@ -56,8 +56,7 @@ class OobSocket {
     return ok;
   }
   bool Exchange(const void* mine, void* theirs, size_t n) {
-    return write(fd_, mine, n) == static_cast<ssize_t>(n) &&
-           ReadAll(theirs, n);
+    return write(fd_, mine, n) == static_cast<ssize_t>(n) && ReadAll(theirs, n);
   }
   bool Barrier() {
     char mine = 'b', theirs = 0;
@@ -68,11 +67,10 @@ class OobSocket {
   bool Accept(const addrinfo* ai) {
     const int l = socket(ai->ai_family, ai->ai_socktype, 0);
     const int one = 1;
-    const bool ok = l >= 0 &&
-                    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one,
-                               sizeof(one)) == 0 &&
-                    bind(l, ai->ai_addr, ai->ai_addrlen) == 0 &&
-                    listen(l, 1) == 0;
+    const bool ok =
+        l >= 0 &&
+        setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
+        bind(l, ai->ai_addr, ai->ai_addrlen) == 0 && listen(l, 1) == 0;
     if (ok) fd_ = accept(l, nullptr, nullptr);
     if (l >= 0) close(l);
     return fd_ >= 0;
@@ -128,8 +126,9 @@ bool Take(void* h, F*& f, const char* name) {
 }
 
 bool Load(Verbs& v, bool hide) {
-  void* h = hide ? dlmopen(LM_ID_NEWLM, "libibverbs.so.1", RTLD_NOW | RTLD_LOCAL)
-                 : dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
+  void* h = hide
+                ? dlmopen(LM_ID_NEWLM, "libibverbs.so.1", RTLD_NOW | RTLD_LOCAL)
+                : dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
     std::fprintf(stderr, "dlopen: %s\n", dlerror());
     return false;
@@ -140,7 +139,8 @@ bool Load(Verbs& v, bool hide) {
          Take(h, v.close_device, "ibv_close_device") &&
          Take(h, v.alloc_pd, "ibv_alloc_pd") &&
          Take(h, v.dealloc_pd, "ibv_dealloc_pd") &&
-         Take(h, v.reg_mr, "ibv_reg_mr") && Take(h, v.dereg_mr, "ibv_dereg_mr") &&
+         Take(h, v.reg_mr, "ibv_reg_mr") &&
+         Take(h, v.dereg_mr, "ibv_dereg_mr") &&
          Take(h, v.create_cq, "ibv_create_cq") &&
          Take(h, v.destroy_cq, "ibv_destroy_cq") &&
          Take(h, v.create_qp, "ibv_create_qp") &&
@@ -222,15 +222,18 @@ bool Open(const Verbs& v, const Options& o, Resources& r) {
   r.buf.assign(static_cast<size_t>(o.bytes), 0);
   r.pd = v.alloc_pd(r.ctx);
   r.cq = r.pd ? v.create_cq(r.ctx, 16, nullptr, nullptr, 0) : nullptr;
-  r.mr = r.cq ? v.reg_mr(r.pd, r.buf.data(), r.buf.size(),
-                         IBV_ACCESS_LOCAL_WRITE)
-              : nullptr;
+  r.mr =
+      r.cq ? v.reg_mr(r.pd, r.buf.data(), r.buf.size(), IBV_ACCESS_LOCAL_WRITE)
+           : nullptr;
   ibv_qp_init_attr init{};
   init.send_cq = r.cq;
   init.recv_cq = r.cq;
   init.qp_type = IBV_QPT_RC;
-  init.cap = {.max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
-              .max_recv_sge = 1, .max_inline_data = 0};
+  init.cap = {.max_send_wr = 4,
+              .max_recv_wr = 4,
+              .max_send_sge = 1,
+              .max_recv_sge = 1,
+              .max_inline_data = 0};
   r.qp = r.mr ? v.create_qp(r.pd, &init) : nullptr;
   if (r.qp == nullptr) std::fprintf(stderr, "cannot set up the QP\n");
   return r.qp != nullptr;
@@ -258,9 +261,9 @@ bool Connect(const Verbs& v, const Options& o, Resources& r,
   a.ah_attr.grh.hop_limit = 1;
   a.ah_attr.port_num = 1;
   if (v.modify_qp(r.qp, &a,
-                  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-                      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0) {
+                  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+                      IBV_QP_MIN_RNR_TIMER) != 0) {
     return false;
   }
   a = {};
@@ -301,7 +304,8 @@ bool PostSend(Resources& r) {
 // Waits for `n` successful completions (10 s at most), taking no more than
 // `n`: the next message's may already be there.
 bool Reap(Resources& r, int n) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (n > 0) {
     ibv_wc wc[2];
     const int k = r.cq->context->ops.poll_cq(r.cq, std::min(n, 2), wc);

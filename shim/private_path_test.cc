@@ -44,7 +44,8 @@ class PrivatePathTest : public ShimTest {
   }
   // Polls `cq` until `n` completions came or 2 s passed; how many came.
   static int PollFor(ibv_cq* cq, int n) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::seconds(2);
     int got = 0;
     while (got < n && std::chrono::steady_clock::now() < until) {
       ibv_wc wc[8];

@@ -251,7 +251,6 @@ int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {
   return 0;
 }
 
-
 // The ops a provider hands libibverbs (the opaque verbs_context_ops).
 struct FakeOps {
   decltype(ibv_context_ops::post_send) post_send;
@@ -272,13 +271,19 @@ int PlaceholderPostSend(ibv_qp*, ibv_send_wr* wr, ibv_send_wr** bad) {
 int PlaceholderPollCq(ibv_cq*, int, ibv_wc*) { return -1; }
 
 // libibverbs' placeholder ops, installed before the provider's own.
-constexpr FakeOps kPlaceholderOps = {PlaceholderPostSend, nullptr, nullptr,
-                                     PlaceholderPollCq,   nullptr, nullptr,
-                                     nullptr,             nullptr, nullptr};
+constexpr FakeOps kPlaceholderOps = {PlaceholderPostSend,
+                                     nullptr,
+                                     nullptr,
+                                     PlaceholderPollCq,
+                                     nullptr,
+                                     nullptr,
+                                     nullptr,
+                                     nullptr,
+                                     nullptr};
 constexpr FakeOps kProviderOps = {
-    FakePostSend,    FakePostRecv,   FakePostSrqRecv,
-    FakePollCq,      FakeReqNotifyCq, FakeCreateQpEx,
-    FakeCreateCqEx,  FakeQueryPortEx, FakeAllocParentDomain};
+    FakePostSend,   FakePostRecv,    FakePostSrqRecv,
+    FakePollCq,     FakeReqNotifyCq, FakeCreateQpEx,
+    FakeCreateCqEx, FakeQueryPortEx, FakeAllocParentDomain};
 
 // libibverbs' verbs_set_ops: every non-NULL op is installed.
 void FakeVerbsSetOps(verbs_context* v, const void* opaque) {

@@ -15,8 +15,9 @@ namespace {
 
 // Calls `fn(type, payload)` for every attribute in `buf`; false when an
 // attribute's length runs past the buffer.
-bool ForEachAttr(std::span<const uint8_t> buf,
-                 const std::function<void(uint16_t, std::span<const uint8_t>)>& fn) {
+bool ForEachAttr(
+    std::span<const uint8_t> buf,
+    const std::function<void(uint16_t, std::span<const uint8_t>)>& fn) {
   size_t at = 0;
   while (at + sizeof(nlattr) <= buf.size()) {
     nlattr a;
@@ -42,8 +43,9 @@ std::string Str(std::span<const uint8_t> p) {
 
 // Calls `fn(payload)` for every RDMA message in `buf` and notes the end of
 // the dump and errors.
-DumpChunk ForEachMessage(std::span<const uint8_t> buf,
-                         const std::function<bool(std::span<const uint8_t>)>& fn) {
+DumpChunk ForEachMessage(
+    std::span<const uint8_t> buf,
+    const std::function<bool(std::span<const uint8_t>)>& fn) {
   DumpChunk c;
   size_t at = 0;
   while (at + sizeof(nlmsghdr) <= buf.size()) {
@@ -59,7 +61,8 @@ DumpChunk ForEachMessage(std::span<const uint8_t> buf,
       c.done = true;
     } else if (h.nlmsg_type == NLMSG_ERROR) {
       int err = 0;
-      if (payload.size() >= sizeof err) std::memcpy(&err, payload.data(), sizeof err);
+      if (payload.size() >= sizeof err)
+        std::memcpy(&err, payload.data(), sizeof err);
       c.error = err < 0 ? -err : err;
       c.done = true;  // an acknowledgement (0) ends a request too
     } else if (!fn(payload)) {
@@ -87,7 +90,8 @@ bool ParseQpEntry(std::span<const uint8_t> entry, const std::string& device,
 // A netlink socket to the RDMA subsystem.
 class RdmaSocket {
  public:
-  RdmaSocket() : fd_(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA)) {
+  RdmaSocket()
+      : fd_(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA)) {
     if (fd_ < 0) return;
     // A kernel that never answers must not hold the caller for long.
     timeval tv{1, 0};
@@ -108,7 +112,8 @@ class RdmaSocket {
       nlattr a;
       uint32_t index;
     } msg{};
-    msg.h.nlmsg_len = NLMSG_HDRLEN + (dev >= 0 ? NLA_HDRLEN + sizeof(uint32_t) : 0);
+    msg.h.nlmsg_len =
+        NLMSG_HDRLEN + (dev >= 0 ? NLA_HDRLEN + sizeof(uint32_t) : 0);
     msg.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
     // No NLM_F_ACK: a dump ends with NLMSG_DONE alone.
     msg.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
@@ -159,7 +164,8 @@ DumpChunk ParseDeviceDump(std::span<const uint8_t> buf,
   });
 }
 
-DumpChunk ParseQpDump(std::span<const uint8_t> buf, std::vector<KernelQp>* out) {
+DumpChunk ParseQpDump(std::span<const uint8_t> buf,
+                      std::vector<KernelQp>* out) {
   return ForEachMessage(buf, [out](std::span<const uint8_t> payload) {
     std::string device;
     std::span<const uint8_t> table;

@@ -32,8 +32,8 @@ KernelQpList ListKernelQps();
 // What one receive of a dump held: parsing kept apart from the socket for
 // tests and fuzzing. `buf` holds whole netlink messages.
 struct DumpChunk {
-  bool done = false;   // NLMSG_DONE seen
-  int error = 0;       // errno from an NLMSG_ERROR, 0 if none
+  bool done = false;  // NLMSG_DONE seen
+  int error = 0;      // errno from an NLMSG_ERROR, 0 if none
   bool malformed = false;
 };
 // Devices (RDMA_NLDEV_CMD_GET replies): index and name appended to `out`.

@@ -52,7 +52,8 @@ class Msg {
   std::vector<uint8_t> bytes_;
 };
 
-constexpr uint16_t kQpGet = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET);
+constexpr uint16_t kQpGet =
+    RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET);
 
 Msg Entry(uint32_t qpn, uint32_t pid) {
   Msg e(0);
@@ -73,7 +74,8 @@ TEST(KernelQpsTest, QpTableEntriesWithTheirOwners) {
       .Nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY, Entry(0x11, 4242))
       .Nest(RDMA_NLDEV_ATTR_RES_QP_ENTRY, Entry(0x12, 77));
   Msg m(kQpGet);
-  m.U32(RDMA_NLDEV_ATTR_DEV_INDEX, 3).Str(RDMA_NLDEV_ATTR_DEV_NAME, "rxe0")
+  m.U32(RDMA_NLDEV_ATTR_DEV_INDEX, 3)
+      .Str(RDMA_NLDEV_ATTR_DEV_NAME, "rxe0")
       .Nest(RDMA_NLDEV_ATTR_RES_QP, table);
   std::vector<KernelQp> qps;
   const DumpChunk c = ParseQpDump(m.Bytes(), &qps);

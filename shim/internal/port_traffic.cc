@@ -197,5 +197,4 @@ std::string PortTraffic::ReportLine() const {
   return std::string(line) + note;
 }
 
-
 }  // namespace verbsemu::shim::internal

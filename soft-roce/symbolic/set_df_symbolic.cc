@@ -39,7 +39,8 @@ Elf64_Dyn* Dynamic(std::vector<char>& bytes, size_t* count) {
     return nullptr;
   }
   for (int i = 0; i < eh->e_phnum; ++i) {
-    auto* ph = At<Elf64_Phdr>(bytes, eh->e_phoff + uint64_t{eh->e_phentsize} * i);
+    auto* ph =
+        At<Elf64_Phdr>(bytes, eh->e_phoff + uint64_t{eh->e_phentsize} * i);
     if (ph == nullptr) return nullptr;
     if (ph->p_type != PT_DYNAMIC) continue;
     if (ph->p_offset + ph->p_filesz > bytes.size()) return nullptr;
@@ -56,9 +57,10 @@ bool SetSymbolic(Elf64_Dyn* dyn, size_t count) {
   while (end < count && dyn[end].d_tag != DT_NULL) ++end;
   for (size_t i = 0; i < end; ++i) {
     if (dyn[i].d_tag != DT_FLAGS) continue;
-    std::printf("DT_FLAGS 0x%llx -> 0x%llx\n",
-                static_cast<unsigned long long>(dyn[i].d_un.d_val),
-                static_cast<unsigned long long>(dyn[i].d_un.d_val | DF_SYMBOLIC));
+    std::printf(
+        "DT_FLAGS 0x%llx -> 0x%llx\n",
+        static_cast<unsigned long long>(dyn[i].d_un.d_val),
+        static_cast<unsigned long long>(dyn[i].d_un.d_val | DF_SYMBOLIC));
     dyn[i].d_un.d_val |= DF_SYMBOLIC;
     return true;
   }
