@@ -14,7 +14,6 @@
 // The client prints
 //   device DEV iters N bytes S t_min_us X t_median_us Y
 // one-way latencies (half the round trip), and both ends exit 0 on success.
-#include <dlfcn.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -27,7 +26,13 @@
 #include <string>
 #include <vector>
 
+#include "nccl_style/nccl_style.h"
+
 namespace {
+
+using verbsemu::nccl_style::Namespace;
+using verbsemu::nccl_style::RcEndpoint;
+using verbsemu::nccl_style::Verbs;
 
 // The out-of-band TCP exchange: the server accepts one client.
 class OobSocket {
@@ -100,55 +105,6 @@ class OobSocket {
   int fd_ = -1;
 };
 
-// The verbs this client takes from its private handle, NCCL-style.
-struct Verbs {
-  ibv_device** (*get_device_list)(int*);
-  void (*free_device_list)(ibv_device**);
-  ibv_context* (*open_device)(ibv_device*);
-  int (*close_device)(ibv_context*);
-  ibv_pd* (*alloc_pd)(ibv_context*);
-  int (*dealloc_pd)(ibv_pd*);
-  ibv_mr* (*reg_mr)(ibv_pd*, void*, size_t, int);
-  int (*dereg_mr)(ibv_mr*);
-  ibv_cq* (*create_cq)(ibv_context*, int, void*, ibv_comp_channel*, int);
-  int (*destroy_cq)(ibv_cq*);
-  ibv_qp* (*create_qp)(ibv_pd*, ibv_qp_init_attr*);
-  int (*modify_qp)(ibv_qp*, ibv_qp_attr*, int);
-  int (*destroy_qp)(ibv_qp*);
-  int (*query_gid)(ibv_context*, uint8_t, int, ibv_gid*);
-};
-
-template <class F>
-bool Take(void* h, F*& f, const char* name) {
-  f = reinterpret_cast<F*>(dlvsym(h, name, "IBVERBS_1.1"));
-  if (f == nullptr) std::fprintf(stderr, "dlvsym %s failed\n", name);
-  return f != nullptr;
-}
-
-bool Load(Verbs& v, bool hide) {
-  void* h = hide
-                ? dlmopen(LM_ID_NEWLM, "libibverbs.so.1", RTLD_NOW | RTLD_LOCAL)
-                : dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (h == nullptr) {
-    std::fprintf(stderr, "dlopen: %s\n", dlerror());
-    return false;
-  }
-  return Take(h, v.get_device_list, "ibv_get_device_list") &&
-         Take(h, v.free_device_list, "ibv_free_device_list") &&
-         Take(h, v.open_device, "ibv_open_device") &&
-         Take(h, v.close_device, "ibv_close_device") &&
-         Take(h, v.alloc_pd, "ibv_alloc_pd") &&
-         Take(h, v.dealloc_pd, "ibv_dealloc_pd") &&
-         Take(h, v.reg_mr, "ibv_reg_mr") &&
-         Take(h, v.dereg_mr, "ibv_dereg_mr") &&
-         Take(h, v.create_cq, "ibv_create_cq") &&
-         Take(h, v.destroy_cq, "ibv_destroy_cq") &&
-         Take(h, v.create_qp, "ibv_create_qp") &&
-         Take(h, v.modify_qp, "ibv_modify_qp") &&
-         Take(h, v.destroy_qp, "ibv_destroy_qp") &&
-         Take(h, v.query_gid, "ibv_query_gid");
-}
-
 struct Options {
   std::string device;
   int gid_index = 0;
@@ -190,148 +146,14 @@ struct Endpoint {
   ibv_gid gid;
 };
 
-// Every resource of one end, released in reverse order.
-struct Resources {
-  const Verbs* v = nullptr;
-  ibv_context* ctx = nullptr;
-  ibv_pd* pd = nullptr;
-  ibv_cq* cq = nullptr;
-  ibv_qp* qp = nullptr;
-  ibv_mr* mr = nullptr;
-  std::vector<char> buf;
-  ~Resources() {
-    if (qp) v->destroy_qp(qp);
-    if (mr) v->dereg_mr(mr);
-    if (cq) v->destroy_cq(cq);
-    if (pd) v->dealloc_pd(pd);
-    if (ctx) v->close_device(ctx);
-  }
-};
-
-bool Open(const Verbs& v, const Options& o, Resources& r) {
-  int n = 0;
-  ibv_device** list = v.get_device_list(&n);
-  for (int i = 0; list != nullptr && i < n && r.ctx == nullptr; ++i) {
-    if (o.device == list[i]->name) r.ctx = v.open_device(list[i]);
-  }
-  if (list != nullptr) v.free_device_list(list);
-  if (r.ctx == nullptr) {
-    std::fprintf(stderr, "cannot open RDMA device %s\n", o.device.c_str());
-    return false;
-  }
-  r.buf.assign(static_cast<size_t>(o.bytes), 0);
-  r.pd = v.alloc_pd(r.ctx);
-  r.cq = r.pd ? v.create_cq(r.ctx, 16, nullptr, nullptr, 0) : nullptr;
-  r.mr =
-      r.cq ? v.reg_mr(r.pd, r.buf.data(), r.buf.size(), IBV_ACCESS_LOCAL_WRITE)
-           : nullptr;
-  ibv_qp_init_attr init{};
-  init.send_cq = r.cq;
-  init.recv_cq = r.cq;
-  init.qp_type = IBV_QPT_RC;
-  init.cap = {.max_send_wr = 4,
-              .max_recv_wr = 4,
-              .max_send_sge = 1,
-              .max_recv_sge = 1,
-              .max_inline_data = 0};
-  r.qp = r.mr ? v.create_qp(r.pd, &init) : nullptr;
-  if (r.qp == nullptr) std::fprintf(stderr, "cannot set up the QP\n");
-  return r.qp != nullptr;
-}
-
-bool Connect(const Verbs& v, const Options& o, Resources& r,
-             const Endpoint& peer) {
-  ibv_qp_attr a{};
-  a.qp_state = IBV_QPS_INIT;
-  a.port_num = 1;
-  if (v.modify_qp(r.qp, &a,
-                  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                      IBV_QP_ACCESS_FLAGS) != 0) {
-    return false;
-  }
-  a = {};
-  a.qp_state = IBV_QPS_RTR;
-  a.path_mtu = IBV_MTU_1024;
-  a.dest_qp_num = peer.qpn;
-  a.max_dest_rd_atomic = 1;
-  a.min_rnr_timer = 12;
-  a.ah_attr.is_global = 1;
-  a.ah_attr.grh.dgid = peer.gid;
-  a.ah_attr.grh.sgid_index = static_cast<uint8_t>(o.gid_index);
-  a.ah_attr.grh.hop_limit = 1;
-  a.ah_attr.port_num = 1;
-  if (v.modify_qp(r.qp, &a,
-                  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-                      IBV_QP_MIN_RNR_TIMER) != 0) {
-    return false;
-  }
-  a = {};
-  a.qp_state = IBV_QPS_RTS;
-  a.timeout = 14;
-  a.retry_cnt = 7;
-  a.rnr_retry = 7;
-  a.max_rd_atomic = 1;
-  return v.modify_qp(r.qp, &a,
-                     IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                         IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                         IBV_QP_MAX_QP_RD_ATOMIC) == 0;
-}
-
-// Posts and polls through the context's ops, as NCCL's wrappers do.
-bool PostRecv(Resources& r) {
-  ibv_sge sge{reinterpret_cast<uintptr_t>(r.buf.data()),
-              static_cast<uint32_t>(r.buf.size()), r.mr->lkey};
-  ibv_recv_wr wr{};
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  ibv_recv_wr* bad = nullptr;
-  return r.qp->context->ops.post_recv(r.qp, &wr, &bad) == 0;
-}
-
-bool PostSend(Resources& r) {
-  ibv_sge sge{reinterpret_cast<uintptr_t>(r.buf.data()),
-              static_cast<uint32_t>(r.buf.size()), r.mr->lkey};
-  ibv_send_wr wr{};
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  ibv_send_wr* bad = nullptr;
-  return r.qp->context->ops.post_send(r.qp, &wr, &bad) == 0;
-}
-
-// Waits for `n` successful completions (10 s at most), taking no more than
-// `n`: the next message's may already be there.
-bool Reap(Resources& r, int n) {
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (n > 0) {
-    ibv_wc wc[2];
-    const int k = r.cq->context->ops.poll_cq(r.cq, std::min(n, 2), wc);
-    if (k < 0) return false;
-    for (int i = 0; i < k; ++i) {
-      if (wc[i].status != IBV_WC_SUCCESS) {
-        std::fprintf(stderr, "completion error %d\n", wc[i].status);
-        return false;
-      }
-    }
-    n -= k;
-    if (k == 0 && std::chrono::steady_clock::now() > until) {
-      std::fprintf(stderr, "no completion within 10 s\n");
-      return false;
-    }
-  }
-  return true;
-}
-
 // The client's timed loop: send, then wait for the echo and our own send's
 // completion; returns one-way latencies in µs.
-bool Run(Resources& r, const Options& o, std::vector<double>* one_way) {
+bool Run(RcEndpoint& e, const Options& o, std::vector<double>* one_way,
+         std::string* why) {
   for (int i = 0; i < o.iters; ++i) {
-    if (!PostRecv(r)) return false;
+    if (!e.PostRecv()) return false;
     const auto t0 = std::chrono::steady_clock::now();
-    if (!PostSend(r) || !Reap(r, 2)) return false;
+    if (!e.PostSend() || !e.Reap(2, 10, why)) return false;
     const auto t1 = std::chrono::steady_clock::now();
     one_way->push_back(
         std::chrono::duration<double, std::micro>(t1 - t0).count() / 2);
@@ -339,71 +161,87 @@ bool Run(Resources& r, const Options& o, std::vector<double>* one_way) {
   return true;
 }
 
-bool Serve(Resources& r, const Options& o) {
+bool Serve(RcEndpoint& e, const Options& o, std::string* why) {
   for (int i = 0; i < o.iters; ++i) {
-    if (!Reap(r, 1) || !PostRecv(r) || !PostSend(r) || !Reap(r, 1)) {
+    if (!e.Reap(1, 10, why) || !e.PostRecv() || !e.PostSend() ||
+        !e.Reap(1, 10, why)) {
       return false;
     }
   }
   return true;
 }
 
-// The device opened through the usual libibverbs, the one a preload sees.
-ibv_context* OpenVisible(const Options& o, Verbs& visible) {
-  if (!Load(visible, /*hide=*/false)) return nullptr;
-  int n = 0;
-  ibv_device** list = visible.get_device_list(&n);
-  ibv_context* ctx = nullptr;
-  for (int i = 0; list != nullptr && i < n && ctx == nullptr; ++i) {
-    if (o.device == list[i]->name) ctx = visible.open_device(list[i]);
-  }
-  if (list != nullptr) visible.free_device_list(list);
-  return ctx;
+// The peer's address: its GID at our GID index's place, port 1.
+ibv_ah_attr PeerAddress(const Options& o, const Endpoint& peer) {
+  ibv_ah_attr ah{};
+  ah.is_global = 1;
+  ah.grh.dgid = peer.gid;
+  ah.grh.sgid_index = static_cast<uint8_t>(o.gid_index);
+  ah.grh.hop_limit = 1;
+  ah.port_num = 1;
+  return ah;
 }
 
-int Main(const Options& o) {
-  Verbs visible{};
-  ibv_context* seen = o.hide ? OpenVisible(o, visible) : nullptr;
-  if (o.hide && seen == nullptr) {
-    std::fprintf(stderr, "cannot open %s through the usual libibverbs\n",
-                 o.device.c_str());
-    return 1;
-  }
-  Verbs v{};
-  if (!Load(v, o.hide)) return 1;
-  Resources r;
-  r.v = &v;
-  if (!Open(v, o, r)) return 1;
-  Endpoint me{r.qp->qp_num, {}};
-  if (v.query_gid(r.ctx, 1, o.gid_index, &me.gid) != 0) {
-    std::fprintf(stderr, "cannot read GID %d\n", o.gid_index);
-    return 1;
-  }
-  OobSocket sock;
-  Endpoint peer{};
-  if (!sock.Open(o.server, o.port) || !sock.Exchange(&me, &peer, sizeof(me))) {
-    std::fprintf(stderr, "TCP exchange failed on port %d\n", o.port);
-    return 1;
-  }
-  // The server's first receive is posted before the client may send.
-  if (!Connect(v, o, r, peer) || (o.server.empty() && !PostRecv(r)) ||
-      !sock.Barrier()) {
-    std::fprintf(stderr, "cannot connect the QP\n");
-    return 1;
-  }
+int Fail(const std::string& why) {
+  std::fprintf(stderr, "nccl_style_pingpong: %s\n", why.c_str());
+  return 1;
+}
+
+// The ping-pong over a connected endpoint; the client prints its figures.
+int PingPong(RcEndpoint& e, const Options& o, OobSocket& sock) {
+  std::string why;
   if (o.server.empty()) {
-    const bool ok = Serve(r, o) && sock.Barrier();
-    if (seen != nullptr) visible.close_device(seen);
-    return ok ? 0 : 1;
+    return Serve(e, o, &why) && sock.Barrier() ? 0 : Fail("serving: " + why);
   }
   std::vector<double> one_way;
-  if (!Run(r, o, &one_way) || !sock.Barrier()) return 1;
-  if (seen != nullptr) visible.close_device(seen);
+  if (!Run(e, o, &one_way, &why) || !sock.Barrier()) {
+    return Fail("ping-pong: " + why);
+  }
   std::sort(one_way.begin(), one_way.end());
   std::printf("device %s iters %d bytes %d t_min_us %.3f t_median_us %.3f\n",
               o.device.c_str(), o.iters, o.bytes, one_way.front(),
               one_way[one_way.size() / 2]);
   return 0;
+}
+
+int Main(const Options& o) {
+  std::string why;
+  // --hide: the device also open through the usual libibverbs, the one a
+  // preload sees, while the QP lives in a libibverbs of its own.
+  Verbs visible{};
+  ibv_context* seen = nullptr;
+  if (o.hide &&
+      (!verbsemu::nccl_style::Load(visible, Namespace::kUsual, &why) ||
+       (seen = verbsemu::nccl_style::OpenByName(visible, o.device)) ==
+           nullptr)) {
+    return Fail("cannot open " + o.device + " through the usual libibverbs " +
+                why);
+  }
+  Verbs v{};
+  if (!verbsemu::nccl_style::Load(
+          v, o.hide ? Namespace::kOwn : Namespace::kUsual, &why)) {
+    return Fail(why);
+  }
+  RcEndpoint e(v);
+  if (!e.Open(o.device, static_cast<size_t>(o.bytes), 4, &why))
+    return Fail(why);
+  Endpoint me{e.qp()->qp_num, {}};
+  if (v.query_gid(e.context(), 1, o.gid_index, &me.gid) != 0) {
+    return Fail("cannot read GID " + std::to_string(o.gid_index));
+  }
+  OobSocket sock;
+  Endpoint peer{};
+  if (!sock.Open(o.server, o.port) || !sock.Exchange(&me, &peer, sizeof(me))) {
+    return Fail("TCP exchange failed on port " + std::to_string(o.port));
+  }
+  // The server's first receive is posted before the client may send.
+  if (!e.Connect(peer.qpn, PeerAddress(o, peer), &why) ||
+      (o.server.empty() && !e.PostRecv()) || !sock.Barrier()) {
+    return Fail("cannot connect the QP " + why);
+  }
+  const int rc = PingPong(e, o, sock);
+  if (seen != nullptr) visible.close_device(seen);
+  return rc;
 }
 
 }  // namespace

@@ -73,7 +73,12 @@ min_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "") print b; else if (b == "
 # DF_SYMBOLIC set by set_df_symbolic) that call stays inside the library and
 # only the provider's call to verbs_set_ops reaches the shim.
 NCCL_US=20
-NCCL_TOLERANCE=0.05
+# The knob's own accuracy is measured at the device boundary (docs/accuracy.md);
+# end to end in this TCG guest, +20 us at t_min has measured +19.9 to +23.4
+# over the shim at +0 (the test bed's excess over the target, the same one
+# perftest shows). The case guards what it is for: the shim reaches this
+# stack (nothing added without it) and adds the latency once, not twice.
+NCCL_TOLERANCE=0.25
 # ubuntu_binding_dir: a copy of the guest's libibverbs with DF_SYMBOLIC, in
 # a directory of its own; flunks unless the loader then binds
 # verbs_open_device and verbs_set_ops inside the copy (else the case would
