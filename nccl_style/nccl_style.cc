@@ -72,7 +72,7 @@ bool RcEndpoint::Open(const std::string& device, size_t bytes, int depth,
                       std::string* why) {
   ctx_ = OpenByName(v_, device);
   if (ctx_ == nullptr) {
-    *why = "cannot open RDMA device " + device;
+    *why = "cannot open " + device;
     return false;
   }
   bytes_ = bytes;
