@@ -306,6 +306,10 @@ void ResetForTesting() {
   e.classified_ahs = 0;
   ResetStatsLocked();
   e.warned_rate = false;
+  {
+    std::lock_guard<std::mutex> notes(e.link_notes_mu);
+    e.link_notes.clear();
+  }
   e.warned_pad = false;
   e.warned_unpadded = false;
   e.warned_shared_link = false;

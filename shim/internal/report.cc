@@ -180,6 +180,16 @@ std::string DeferLine(const Engine& e) {
   return line + "\n";
 }
 
+// Each emulated link of `dev`: its real rate and where it came from.
+std::string LinkLines(Engine& e, const std::string& dev) {
+  std::lock_guard<std::mutex> lock(e.link_notes_mu);
+  std::string out;
+  for (const auto& [device, line] : e.link_notes) {
+    if (device == dev) out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* QpTypeName(ibv_qp_type type) {
@@ -225,7 +235,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
                   " earlier destroyed QPs counted in the device line)\n";
     }
     total += sum;
-    out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
+    out += DeviceLine(dev, n, sum, e.cal) + qp_lines + LinkLines(e, dev) +
            DeviceTrafficLinesLocked(dev);
   }
   for (const std::string& line : HiddenQpReportLines()) {

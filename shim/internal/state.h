@@ -15,6 +15,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "emulate/pad_planner.h"
@@ -185,6 +186,10 @@ struct Engine {
   DeferCounters defer;
   std::atomic<bool> warned_defer_refused{false};
   std::atomic<bool> warned_rate{false}, warned_pad{false};
+  // Each emulated link's real rate and its source, for the report: (device,
+  // line). A leaf lock: taken under a context's mu.
+  std::mutex link_notes_mu;
+  std::vector<std::pair<std::string, std::string>> link_notes;
   std::atomic<bool> warned_unpadded{false};
   std::atomic<bool> warned_shared_link{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
