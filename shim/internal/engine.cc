@@ -304,6 +304,8 @@ void ResetForTesting() {
   e.next_stream = 0;
   e.ah_laws.Clear();
   e.classified_ahs = 0;
+  e.loopback_qps = 0;
+  e.have_loopback = false;
   ResetStatsLocked();
   e.warned_rate = false;
   {

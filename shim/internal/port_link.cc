@@ -177,6 +177,11 @@ std::string LinkSegmentName(const TrafficPaths& paths,
 void AttachLink(QpState* q) {
   Engine& e = E();
   if (!e.emulating) return;
+  // Its traffic never crosses the link: not paced, not padded.
+  if (q->loopback.load(std::memory_order_relaxed)) {
+    q->link.store(nullptr, std::memory_order_release);
+    return;
+  }
   PortLink* link;
   {
     std::lock_guard<std::mutex> lock(q->ctx->mu);

@@ -42,8 +42,7 @@ struct Port {
   double user_bits_per_s;
   PortKind kind;
   fs::path Dir() const {
-    return fs::path(paths.sysfs_root) / device / "ports" /
-           std::to_string(port);
+    return fs::path(paths.sysfs_root) / device / "ports" / std::to_string(port);
   }
 };
 
@@ -78,8 +77,8 @@ std::optional<PortRate> FromNetdev(const Port& p) {
 
 std::optional<PortRate> FromSysfsRate(const Port& p) {
   const std::string text = FirstLine(p.Dir() / "rate");
-  const double bps = emulate::SysfsRateDataBitsPerS(
-      text, p.kind == PortKind::kEthernet);
+  const double bps =
+      emulate::SysfsRateDataBitsPerS(text, p.kind == PortKind::kEthernet);
   if (bps <= 0) return std::nullopt;
   return PortRate{bps, "sysfs rate \"" + text + "\""};
 }
@@ -108,8 +107,8 @@ constexpr std::array<Source, 4> kSources = {{
     {FromCodes, true, true, false},
 }};
 
-PortKind KindOf(const TrafficPaths& paths, const std::string& device,
-                int port, const PortFacts& facts) {
+PortKind KindOf(const TrafficPaths& paths, const std::string& device, int port,
+                const PortFacts& facts) {
   const fs::path dev = fs::path(paths.sysfs_root) / device;
   std::error_code ec;
   const fs::path driver = fs::read_symlink(dev / "device/driver", ec);
@@ -141,16 +140,16 @@ bool Applies(const Source& s, PortKind kind) {
 PortRate DecidePortRate(const TrafficPaths& paths, const std::string& device,
                         int port, const PortFacts& facts,
                         double user_bits_per_s) {
-  const Port p{paths,           device,
-               port,            facts,
-               user_bits_per_s, KindOf(paths, device, port, facts)};
+  const Port p{paths, device,          port,
+               facts, user_bits_per_s, KindOf(paths, device, port, facts)};
   for (const Source& s : kSources) {
     if (!Applies(s, p.kind)) continue;
     if (std::optional<PortRate> rate = s.read(p)) return *rate;
   }
   if (p.kind == PortKind::kEfa) {
-    return {0, "link rate unknown on EFA (its port always reads 100 Gb/s): "
-               "give --link-bandwidth"};
+    return {0,
+            "link rate unknown on EFA (its port always reads 100 Gb/s): "
+            "give --link-bandwidth"};
   }
   return {0, "the port tells no rate (set VERBSEMU_LINK_BANDWIDTH)"};
 }

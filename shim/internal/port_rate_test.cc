@@ -96,16 +96,16 @@ TEST_F(PortRateTest, ASpeedNewerThanTheCodesComesFromTheRateText) {
   // XDR: active_speed holds no code this libibverbs knows.
   Write("infiniband/mlx5_0/ports/1/link_layer", "InfiniBand\n");
   Write("infiniband/mlx5_0/ports/1/rate", "800 Gb/sec (4X XDR)\n");
-  const PortRate r = DecidePortRate(
-      paths_, "mlx5_0", 1, {IBV_LINK_LAYER_INFINIBAND, 0, k4x}, 0);
+  const PortRate r = DecidePortRate(paths_, "mlx5_0", 1,
+                                    {IBV_LINK_LAYER_INFINIBAND, 0, k4x}, 0);
   EXPECT_DOUBLE_EQ(r.bits_per_s, 800e9);
   EXPECT_EQ(r.source, "sysfs rate \"800 Gb/sec (4X XDR)\"");
 }
 
 TEST_F(PortRateTest, InfiniBandRateTextLosesItsLineCoding) {
   Write("infiniband/mlx4_0/ports/1/rate", "40 Gb/sec (4X QDR)\n");
-  const PortRate r = DecidePortRate(
-      paths_, "mlx4_0", 1, {IBV_LINK_LAYER_INFINIBAND, kQdr, k4x}, 0);
+  const PortRate r = DecidePortRate(paths_, "mlx4_0", 1,
+                                    {IBV_LINK_LAYER_INFINIBAND, kQdr, k4x}, 0);
   EXPECT_DOUBLE_EQ(r.bits_per_s, 32e9);
 }
 

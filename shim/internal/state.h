@@ -112,6 +112,8 @@ struct QpState {
   // latency law (null: the global one), set at RTR.
   std::atomic<int> link_class{-1};
   std::atomic<LatencyLaw*> law{nullptr};
+  // Connected to its own port (loopback.h): posts go straight through.
+  std::atomic<bool> loopback{false};
   // Its draws of the latency law (latency_law.h): stream and count.
   uint64_t stream = 0;
   std::atomic<uint64_t> draws{0};
@@ -126,6 +128,7 @@ struct QpRecord {
   uint32_t qpn = 0;
   ibv_qp_type type = IBV_QPT_RC;
   QpCounters c;
+  bool loopback = false;
 };
 
 // Destroyed QPs beyond the last kKeptRetiredQps, summed per device, so that
@@ -170,7 +173,11 @@ struct Engine {
   // the class's law (peer_class.h).
   PtrMap<LatencyLaw> ah_laws{12};
   uint64_t classified_ahs = 0;  // under mu
-  uint64_t next_stream = 0;     // under mu: the next QP's stream
+  // Loopback QPs (loopback.h): how many were seen (under mu), and whether
+  // any was, which the lean post wrapper looks at before a lookup.
+  uint64_t loopback_qps = 0;
+  std::atomic<bool> have_loopback{false};
+  uint64_t next_stream = 0;  // under mu: the next QP's stream
   uint64_t tsc_read_cost = 0;
   uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
@@ -242,8 +249,9 @@ inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs,
 }
 
 // Whether posts of `q` (to a peer of class `law`; null: q's own) owe a
-// latency at all.
+// latency at all: never on a loopback QP.
 inline bool LatencyEnabled(const QpState* q, const LatencyLaw* law = nullptr) {
+  if (q->loopback.load(std::memory_order_relaxed)) return false;
   if (law == nullptr) law = q->law.load(std::memory_order_relaxed);
   return law != nullptr ? law->enabled() : E().delay.enabled();
 }
