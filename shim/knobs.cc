@@ -197,7 +197,7 @@ constexpr Knob kKnobs[] = {
      "USR1 or USR2 (also SIGUSR1, SIGUSR2)", "at exit only",
      "signal on which the report is also written", ApplyReportSignal},
     {"VERBSEMU_LINK_BANDWIDTH", "--link-bandwidth", "R",
-     "a rate such as 100Gbit/s, 5GiB/s", "port speed x width",
+     "a rate such as 100Gbit/s, 5GiB/s", "the port's (see Link rate)",
      "the real link's rate, when the port cannot tell it", ApplyLinkBandwidth},
     {"VERBSEMU_TOPOLOGY", "--topology", "FILE",
      "a file of link classes and the routes that pick them "

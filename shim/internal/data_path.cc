@@ -83,6 +83,15 @@ int PostDeferred(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t t0,
   return rc;
 }
 
+// Whether `qp` is a loopback QP; a lookup only once one has been seen.
+bool IsLoopbackQp(ibv_qp* qp) {
+  Engine& e = E();
+  if (!e.have_loopback.load(std::memory_order_acquire)) return false;
+  const QpState* q = e.qps.Find(qp);
+  return q != nullptr && q->qpn == qp->qp_num &&
+         q->loopback.load(std::memory_order_relaxed);
+}
+
 }  // namespace
 
 void AddPendingWait(ThreadCache* c) {
@@ -170,7 +179,8 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   LatencyLaw* law = q->type == IBV_QPT_UD && wr != nullptr && emulating
                         ? AhLaw(wr->wr.ud.ah)
                         : nullptr;
-  if (q->defer != nullptr) {
+  // A loopback QP (loopback.h) is never held: it owes no wait.
+  if (q->defer != nullptr && !q->loopback.load(std::memory_order_relaxed)) {
     return PostDeferred(q, wr, bad_wr, t0, shape, tc, law);
   }
   const uint64_t waited = emulating ? EmulateBeforePost(q, t0, shape, law) : 0;
@@ -199,7 +209,7 @@ int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     *bad_wr = wr;
     return EINVAL;
   }
-  if (!waits) return c->post_send(qp, wr, bad_wr);
+  if (!waits || IsLoopbackQp(qp)) return c->post_send(qp, wr, bad_wr);
   uint64_t legs = 1;
   for (const ibv_send_wr* w = wr; w != nullptr; w = w->next) {
     if (FlowOf(w->opcode) == Flow::kIn) {

@@ -320,8 +320,14 @@ void ResetForTesting() {
   e.next_stream = 0;
   e.ah_laws.Clear();
   e.classified_ahs = 0;
+  e.loopback_qps = 0;
+  e.have_loopback = false;
   ResetStatsLocked();
   e.warned_rate = false;
+  {
+    std::lock_guard<std::mutex> notes(e.link_notes_mu);
+    e.link_notes.clear();
+  }
   e.warned_pad = false;
   e.warned_unpadded = false;
   e.warned_shared_link = false;

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
-#include "emulate/link_rate.h"
+#include "emulate/units.h"
+#include "shim/internal/port_rate.h"
 #include "shim/internal/report.h"
 #include "shim/internal/state.h"
 
@@ -89,9 +91,26 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
   const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
   if (unknown && !e.warned_rate.exchange(true)) {
     Warn("cannot tell the link rate of " + device + " port " +
-         std::to_string(link->port) +
-         "; bandwidth emulation is off there (set VERBSEMU_LINK_BANDWIDTH)");
+         std::to_string(link->port) + ": " + link->rate_source +
+         "; bandwidth emulation is off there");
   }
+}
+
+// The report's line of a link's real rate and where it came from.
+void NoteRate(const PortLink& link, const std::string& device,
+              const std::string& link_class) {
+  const std::string rate = link.real_bps > 0
+                               ? units::FormatBitsPerS(link.real_bps)
+                               : std::string("unknown");
+  std::string line = "  link port " + std::to_string(link.port) +
+                     (link_class.empty() ? "" : " class " + link_class) +
+                     ": real rate " + rate + " (" + link.rate_source + ")";
+  Engine& e = E();
+  std::lock_guard<std::mutex> lock(e.link_notes_mu);
+  for (const auto& [dev, seen] : e.link_notes) {
+    if (dev == device && seen == line) return;
+  }
+  e.link_notes.emplace_back(device, std::move(line));
 }
 
 // Builds the (context, port) link, or a link class's own on that port, on
@@ -111,16 +130,20 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
   auto link = std::make_unique<PortLink>();
   link->port = port;
   ibv_port_attr attr;
+  PortFacts facts;
   if (QueryPort(c, port, &attr) == 0) {
-    link->real_bps =
-        emulate::PortDataBitsPerS(attr.active_speed, attr.active_width);
+    facts = {attr.link_layer, attr.active_speed, attr.active_width};
     link->mtu_bytes = MtuBytes(attr.active_mtu);
   }
   const emulate::Config& config = e.settings.engine;
-  if (config.link_bits_per_s > 0) link->real_bps = config.link_bits_per_s;
+  const PortRate rate = DecidePortRate(e.traffic_paths, c->device, port, facts,
+                                       config.link_bits_per_s);
+  link->real_bps = rate.bits_per_s;
+  link->rate_source = rate.source;
   const emulate::BandwidthTarget& bw =
       lc != nullptr ? lc->bandwidth : config.bandwidth;
   if (bw.enabled()) {
+    NoteRate(*link, c->device, lc != nullptr ? lc->name : "");
     ApplyBandwidth(link.get(), c->device, bw,
                    LinkSegmentName(e.traffic_paths, c->device, port,
                                    lc != nullptr ? lc->name : ""));
@@ -154,6 +177,11 @@ std::string LinkSegmentName(const TrafficPaths& paths,
 void AttachLink(QpState* q) {
   Engine& e = E();
   if (!e.emulating) return;
+  // Its traffic never crosses the link: not paced, not padded.
+  if (q->loopback.load(std::memory_order_relaxed)) {
+    q->link.store(nullptr, std::memory_order_release);
+    return;
+  }
   PortLink* link;
   {
     std::lock_guard<std::mutex> lock(q->ctx->mu);

@@ -1,13 +1,14 @@
 // The emulated link of one (context, port): its real and target rates, the
 // pacers (outbound in pace mode, inbound in both) or the padding ratio and
-// sender (pad mode). Built on
-// first use from ibv_query_port; QPs bind to it at RTR.
+// sender (pad mode). Built on first use, its rate from DecidePortRate; QPs
+// bind to it at RTR.
 #ifndef VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
 #define VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "emulate/pacer.h"
 #include "shim/internal/pad_sender.h"
@@ -36,6 +37,8 @@ std::string LinkSegmentName(const TrafficPaths& paths,
 struct PortLink {
   uint8_t port = 1;
   double real_bps = 0;
+  // Where real_bps came from (port_rate.h), or why it is unknown.
+  std::string rate_source;
   double target_bps = 0;
   double pad_ratio = 0;  // B_real / B_target; 0: no padding
   uint32_t mtu_bytes = 1024;

@@ -39,6 +39,7 @@ namespace verbsemu::shim::internal {
 // directory and a name prefix of their own).
 struct TrafficPaths {
   std::string sysfs_root = "/sys/class/infiniband";
+  std::string net_root = "/sys/class/net";  // a RoCE port's netdev
   std::string shm_prefix = "/verbsemu";
 };
 

@@ -266,7 +266,9 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
   QpState* q = LockOwner(*r, qpx);
   if (q == nullptr) return r->Replay(qpx);
   const PostShape shape = r->shape;
-  if (q->defer != nullptr) return CompleteDeferred(r, q, t0, shape);
+  if (q->defer != nullptr && !q->loopback.load(std::memory_order_relaxed)) {
+    return CompleteDeferred(r, q, t0, shape);
+  }
   q->batch_mu.unlock();
   // Holding the batch back costs time a native post does not spend: the
   // wait is shortened by its calibrated median.

@@ -10,6 +10,7 @@
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/hidden_qps.h"
+#include "shim/internal/loopback.h"
 #include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/report.h"
@@ -161,7 +162,8 @@ void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
   Engine& e = E();
   OnQpTrafficRetired(q.get());
   LeaveDeferList(q.get());
-  e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
+  e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot(),
+                       q->loopback.load(std::memory_order_relaxed)});
   if (e.retired.size() > kKeptRetiredQps) {
     FoldIntoDevice(e, e.retired.front());
     e.retired.pop_front();
@@ -293,6 +295,7 @@ QpState* AdoptQp(ibv_qp* qp) {
     }
   }
   ClassifyPeer(q);
+  DetectLoopback(q);
   AttachLink(q);
   // Its packets count as posted by a shim process (the bypass check).
   OnQpTrafficModified(q, attr, kAdoptMask);
@@ -321,8 +324,10 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   }
   if ((attr_mask & IBV_QP_STATE) != 0) DeferQpStateChanged(q, attr.qp_state);
   OnQpTrafficModified(q, attr, attr_mask);
-  if (rtr) ClassifyPeer(q);
-  if (rtr) AttachLink(q);
+  if (!rtr) return;
+  ClassifyPeer(q);
+  DetectLoopback(q);
+  AttachLink(q);
 }
 
 QpState* LiveQp(ibv_qp* qp) {

@@ -71,12 +71,13 @@ std::string QpLine(const QpRecord& r, const emulate::TscCalibration& cal) {
       line, sizeof line,
       "  qp 0x%06x %s: wrs %llu, bytes %llu, posts %llu (failed "
       "%llu), delay %.3f ms, padding %llu B / %llu datagrams, shim "
-      "%.0f ns/post\n",
+      "%.0f ns/post%s\n",
       r.qpn, QpTypeName(r.type), static_cast<ull>(c.wrs),
       static_cast<ull>(c.bytes), static_cast<ull>(c.posts),
       static_cast<ull>(c.failed_posts), cal.TicksToNs(c.delay_ticks) / 1e6,
       static_cast<ull>(c.pad_bytes), static_cast<ull>(c.pad_datagrams),
-      PerSample(cal, c.ovh_ticks, c.ovh_samples));
+      PerSample(cal, c.ovh_ticks, c.ovh_samples),
+      r.loopback ? " (loopback QP, not delayed)" : "");
   return line;
 }
 
@@ -186,6 +187,24 @@ std::string DeferLine(const Engine& e) {
   return line;
 }
 
+// QPs connected to their own port, which the shim left alone.
+std::string LoopbackLine(const Engine& e) {
+  if (e.loopback_qps == 0) return "";
+  return "loopback QPs, not delayed: " + std::to_string(e.loopback_qps) +
+         " (connected to their own port; a topology class naming the port "
+         "would apply)\n";
+}
+
+// Each emulated link of `dev`: its real rate and where it came from.
+std::string LinkLines(Engine& e, const std::string& dev) {
+  std::lock_guard<std::mutex> lock(e.link_notes_mu);
+  std::string out;
+  for (const auto& [device, line] : e.link_notes) {
+    if (device == dev) out += line + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* QpTypeName(ibv_qp_type type) {
@@ -209,7 +228,8 @@ std::string ReportText(std::vector<std::string>* warnings) {
   EnsureCalibratedLocked();
   std::vector<QpRecord> all(e.retired.begin(), e.retired.end());
   for (auto& [key, q] : e.qp_owner) {
-    all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot()});
+    all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot(),
+                   q->loopback.load(std::memory_order_relaxed)});
   }
   std::string out = Header(e);
   QpCounters total;
@@ -231,7 +251,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
                   " earlier destroyed QPs counted in the device line)\n";
     }
     total += sum;
-    out += DeviceLine(dev, n, sum, e.cal) + qp_lines +
+    out += DeviceLine(dev, n, sum, e.cal) + qp_lines + LinkLines(e, dev) +
            DeviceTrafficLinesLocked(dev);
   }
   for (const std::string& line : HiddenQpReportLines()) {
@@ -242,8 +262,9 @@ std::string ReportText(std::vector<std::string>* warnings) {
       out += line + "\n";
     }
   }
-  return out + DirectVerbsReportLine() + TopologyLine(e) + DrawnLine(e) +
-         DeferLine(e) + WaitsLine(e) + SleepLine(e) + OverheadLine(e, total);
+  return out + DirectVerbsReportLine() + LoopbackLine(e) + TopologyLine(e) +
+         DrawnLine(e) + DeferLine(e) + WaitsLine(e) + SleepLine(e) +
+         OverheadLine(e, total);
 }
 
 void WriteReport() {

@@ -15,6 +15,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "emulate/pad_planner.h"
@@ -106,6 +107,8 @@ struct QpState {
   // latency law (null: the global one), set at RTR.
   std::atomic<int> link_class{-1};
   std::atomic<LatencyLaw*> law{nullptr};
+  // Connected to its own port (loopback.h): posts go straight through.
+  std::atomic<bool> loopback{false};
   // Its draws of the latency law (latency_law.h): stream and count.
   uint64_t stream = 0;
   std::atomic<uint64_t> draws{0};
@@ -120,6 +123,7 @@ struct QpRecord {
   uint32_t qpn = 0;
   ibv_qp_type type = IBV_QPT_RC;
   QpCounters c;
+  bool loopback = false;
 };
 
 // Destroyed QPs beyond the last kKeptRetiredQps, summed per device, so that
@@ -170,7 +174,11 @@ struct Engine {
   // the class's law (peer_class.h).
   PtrMap<LatencyLaw> ah_laws{12};
   uint64_t classified_ahs = 0;  // under mu
-  uint64_t next_stream = 0;     // under mu: the next QP's stream
+  // Loopback QPs (loopback.h): how many were seen (under mu), and whether
+  // any was, which the lean post wrapper looks at before a lookup.
+  uint64_t loopback_qps = 0;
+  std::atomic<bool> have_loopback{false};
+  uint64_t next_stream = 0;  // under mu: the next QP's stream
   uint64_t tsc_read_cost = 0;
   uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
   WaitPolicy wait;
@@ -189,6 +197,10 @@ struct Engine {
   DeferCounters defer;
   std::atomic<bool> warned_defer_refused{false};
   std::atomic<bool> warned_rate{false}, warned_pad{false};
+  // Each emulated link's real rate and its source, for the report: (device,
+  // line). A leaf lock: taken under a context's mu.
+  std::mutex link_notes_mu;
+  std::vector<std::pair<std::string, std::string>> link_notes;
   std::atomic<bool> warned_unpadded{false};
   std::atomic<bool> warned_shared_link{false};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
@@ -241,8 +253,9 @@ inline uint64_t OneWayDeadline(QpState* q, uint64_t start, uint64_t legs,
 }
 
 // Whether posts of `q` (to a peer of class `law`; null: q's own) owe a
-// latency at all.
+// latency at all: never on a loopback QP.
 inline bool LatencyEnabled(const QpState* q, const LatencyLaw* law = nullptr) {
+  if (q->loopback.load(std::memory_order_relaxed)) return false;
   if (law == nullptr) law = q->law.load(std::memory_order_relaxed);
   return law != nullptr ? law->enabled() : E().delay.enabled();
 }
