@@ -59,14 +59,21 @@ void DetectLoopback(QpState* q) {
   if (q->type != IBV_QPT_RC && q->type != IBV_QPT_UC) return;
   ibv_ah_attr av;
   uint8_t port;
+  bool to_itself;
   {
     std::lock_guard<std::mutex> lock(q->mu);
     if (!q->have_av) return;
     av = q->av;
     port = q->port;
+    to_itself = q->dest_qpn == q->qpn;
   }
-  // A topology class that names the destination is what the user asked for.
-  const bool loopback = q->link_class.load(std::memory_order_relaxed) < 0 &&
+  // Connected to itself, on its own port. Another QP on the same port is
+  // another process's or another rank's, reached through the NIC as a
+  // peer on another node would be: it is emulated (VERBSEMU_TOPOLOGY can
+  // give such a peer a class of its own). A topology class that names the
+  // destination is what the user asked for.
+  const bool loopback = to_itself &&
+                        q->link_class.load(std::memory_order_relaxed) < 0 &&
                         NamesOwnPort(q->ctx->ctx, port, av);
   const bool was = q->loopback.exchange(loopback, std::memory_order_relaxed);
   if (!loopback || was) return;

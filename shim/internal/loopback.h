@@ -1,8 +1,9 @@
-// Loopback QPs: a connected QP whose destination is its own port never
-// crosses the emulated link (NCCL's GPUDirect flush, a 1-byte RDMA READ on a
-// QP connected to itself, is one on every receive), so its posts go
-// straight to the provider: no latency, no pacing, no padding. A
-// VERBSEMU_TOPOLOGY class that names that destination still applies.
+// Loopback QPs: a QP connected to itself never crosses the emulated link
+// (NCCL's GPUDirect flush, a 1-byte RDMA READ on a QP connected to itself,
+// is one on every receive), so its posts go straight to the provider: no
+// latency, no pacing, no padding. A VERBSEMU_TOPOLOGY class that names that
+// destination still applies. Two QPs of one port connected to each other
+// (two processes or ranks through one NIC) are emulated as any peers.
 #ifndef VERBSEMU_SHIM_INTERNAL_LOOPBACK_H_
 #define VERBSEMU_SHIM_INTERNAL_LOOPBACK_H_
 
@@ -13,9 +14,9 @@ namespace verbsemu::shim::internal {
 struct QpState;
 
 // At RTR (or adoption), after ClassifyPeer: sets q->loopback when q is an
-// RC/UC QP in no link class whose address vector names its own port (its
-// dgid is one of the port's GIDs, or, without a GRH, its dlid is the port's
-// LID), and counts it for the report.
+// RC/UC QP in no link class connected to its own QP number at an address
+// vector that names its own port (its dgid is one of the port's GIDs, or,
+// without a GRH, its dlid is the port's LID), and counts it for the report.
 void DetectLoopback(QpState* q);
 
 // Whether the address vector `av` of a QP on `port` of `ctx` names that

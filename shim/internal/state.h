@@ -96,6 +96,7 @@ struct QpState {
   std::mutex mu;
   uint8_t port = 1;
   bool have_av = false;
+  uint32_t dest_qpn = 0;  // the connected peer QP's number (RC/UC), at RTR
   ibv_ah_attr av{};
   std::atomic<PortLink*> link{nullptr};
   emulate::PadPlanner planner;  // under mu
