@@ -82,7 +82,7 @@ TEST_F(HiddenQpsTest, AQpAdoptedAfterALookCountsAsSeen) {
   ConfigureLatency(1'000);
   FakeDevice d("fake0");
   Res seen = MakeQp(d, false);
-  // Its context patched where a provider hands it its ops.
+  // Its context patched where the provider hands it its ops.
   FakeDevice::SetSetOpsHook(VerbsSetOps);
   Res hidden = MakeFakeQp(d, {.through_shim = false});
   FakeDevice::SetSetOpsHook(nullptr);
@@ -97,6 +97,38 @@ TEST_F(HiddenQpsTest, AQpAdoptedAfterALookCountsAsSeen) {
   Report(&warnings);
   EXPECT_TRUE(warnings.empty()) << warnings[0];
   EXPECT_FALSE(HaveHiddenQps());
+}
+
+// A QP destroyed while a look reads the kernel's list (which still holds
+// it) is not taken for one the shim never saw.
+TEST_F(HiddenQpsTest, AQpDestroyedDuringALookIsNotHidden) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  const uint32_t qpn = r.qp->qp_num;
+  SetKernelQpSourceForTesting([&r, qpn] {
+    KernelQpList l;
+    l.ok = true;
+    l.qps = {{"fake0", qpn, Me(), 2}};
+    if (r.qp != nullptr) {
+      EXPECT_EQ(DestroyQp(r.qp), 0);
+    }
+    r.qp = nullptr;
+    return l;
+  });
+  CheckHiddenQpsNow();
+  EXPECT_FALSE(HaveHiddenQps());
+}
+
+// Created and destroyed 10,000 times: what the check keeps stays small.
+TEST_F(HiddenQpsTest, ChurnKeepsTheSeenSetBounded) {
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  for (int i = 0; i < 10'000; ++i) {
+    ibv_qp* qp = CreateRcQpBeside(r);
+    ASSERT_NE(qp, nullptr);
+    ASSERT_EQ(DestroyQp(qp), 0);
+  }
+  EXPECT_LE(SeenQpCountForTesting(), 2u);
 }
 
 TEST_F(HiddenQpsTest, AListThatCannotBeReadIsSaidNotTakenAsClean) {

@@ -19,12 +19,6 @@ class PrivatePathTest : public ShimTest {
   void SetUp() override {
     ShimTest::SetUp();
     FakeDevice::SetSetOpsHook(VerbsSetOps);
-    FakeDevice::SetCmdDestroyQpHook(CmdDestroyQp);
-  }
-  void TearDown() override {
-    FakeDevice::SetSetOpsHook(nullptr);
-    FakeDevice::SetCmdDestroyQpHook(nullptr);
-    ShimTest::TearDown();
   }
   // A connected RC QP made entirely behind the shim: the device opened,
   // the QP created and connected through the fake's own entry points.

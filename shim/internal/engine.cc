@@ -178,6 +178,9 @@ void VerbsSetOps(verbs_context* context, const void* ops) {
 
 int CmdDestroyQp(ibv_qp* qp) {
   if (Real().ibv_cmd_destroy_qp == nullptr) return ENOSYS;
+  // The shim destroying its own QP (padding), possibly under its registry
+  // lock: nothing of the shim's to retire.
+  if (OwnContextScope::Active()) return Real().ibv_cmd_destroy_qp(qp);
   // Reached from inside ibv_destroy_qp too, after the shim detached the QP:
   // then there is nothing left here to retire.
   std::unique_ptr<QpState> q = DetachQp(qp);

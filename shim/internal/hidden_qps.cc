@@ -21,15 +21,24 @@ namespace {
 
 using Key = std::pair<std::string, uint32_t>;  // device, QP number
 
+constexpr size_t kMaxUnseen = 4096;
+
 // The mechanism's own state (never destroyed: its thread may still look
 // while the process exits).
 struct Watch {
   std::mutex mu;
-  std::set<Key> seen;    // every QP the shim saw; under mu
+  // The live QPs the shim saw (a destroyed QP leaves the kernel's list
+  // too, so it leaves this set: memory stays bounded under churn); under mu.
+  std::set<Key> seen;
   std::set<Key> unseen;  // this process's QPs a look found unseen; under mu
-  int looks = 0;         // looks that read the kernel's list; under mu
-  std::string error;     // the last failed look's reason; under mu
-  pid_t watcher = 0;     // the process whose watcher runs; under mu
+  // QPs forgotten while a look was reading the kernel's list (which may
+  // still hold them), by the look's number; under mu.
+  std::map<Key, uint64_t> gone;
+  uint64_t generation = 0;  // looks started; under mu
+  int looking = 0;          // looks reading the list now; under mu
+  int looks = 0;            // looks that read the kernel's list; under mu
+  std::string error;        // the last failed look's reason; under mu
+  pid_t watcher = 0;        // the process whose watcher runs; under mu
   bool start_failed = false;
   std::function<KernelQpList()> source;  // tests; else ListKernelQps
 };
@@ -56,21 +65,34 @@ std::vector<Key> OursOnEmulatedDevices(const KernelQpList& list) {
 void Look() {
   Watch& w = W();
   std::function<KernelQpList()> source;
+  uint64_t started;
   {
     std::lock_guard<std::mutex> lock(w.mu);
     source = w.source ? w.source : ListKernelQps;
+    started = ++w.generation;
+    ++w.looking;
+    std::erase_if(w.gone,
+                  [&](const auto& g) { return g.second + 1 < started; });
   }
   const KernelQpList list = source();
   const std::vector<Key> ours =
       list.ok ? OursOnEmulatedDevices(list) : std::vector<Key>{};
   std::lock_guard<std::mutex> lock(w.mu);
+  --w.looking;
   if (!list.ok) {
     w.error = list.error;
     return;
   }
   ++w.looks;
   for (const Key& k : ours) {
-    if (!w.seen.contains(k)) w.unseen.insert(k);
+    // A QP the shim destroyed while the list was read is not hidden; the
+    // set is bounded (a process hiding this many is reported all the same).
+    const auto g = w.gone.find(k);
+    const bool destroyed_meanwhile = g != w.gone.end() && g->second >= started;
+    if (!w.seen.contains(k) && !destroyed_meanwhile &&
+        w.unseen.size() < kMaxUnseen) {
+      w.unseen.insert(k);
+    }
   }
 }
 
@@ -117,6 +139,15 @@ void NoteSeenQp(const std::string& device, uint32_t qpn) {
   Watch& w = W();
   std::lock_guard<std::mutex> lock(w.mu);
   w.seen.emplace(device, qpn);
+  w.unseen.erase({device, qpn});  // found by a look before its first post
+}
+
+void ForgetSeenQp(const std::string& device, uint32_t qpn) {
+  Watch& w = W();
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (w.seen.erase({device, qpn}) != 0 && w.looking > 0) {
+    w.gone[{device, qpn}] = w.generation;
+  }
 }
 
 bool StartHiddenQpWatch() {
@@ -175,11 +206,18 @@ void SetKernelQpSourceForTesting(std::function<KernelQpList()> source) {
   w.source = std::move(source);
 }
 
+size_t SeenQpCountForTesting() {
+  Watch& w = W();
+  std::lock_guard<std::mutex> lock(w.mu);
+  return w.seen.size() + w.gone.size();
+}
+
 void ResetHiddenQpsForTesting() {
   Watch& w = W();
   std::lock_guard<std::mutex> lock(w.mu);
   w.seen.clear();
   w.unseen.clear();
+  w.gone.clear();
   w.looks = 0;
   w.error.clear();
   w.start_failed = false;

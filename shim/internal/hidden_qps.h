@@ -9,6 +9,7 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_HIDDEN_QPS_H_
 #define VERBSEMU_SHIM_INTERNAL_HIDDEN_QPS_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -18,8 +19,9 @@
 
 namespace verbsemu::shim::internal {
 
-// The shim saw QP `qpn` on `device`.
+// The shim saw QP `qpn` on `device`; and, when it is destroyed, forgets it.
 void NoteSeenQp(const std::string& device, uint32_t qpn);
+void ForgetSeenQp(const std::string& device, uint32_t qpn);
 
 // Starts the periodic look at the kernel's list (a thread that sleeps
 // between looks, signals blocked), once per process; false when it could
@@ -35,6 +37,7 @@ bool HaveHiddenQps();
 
 // Tests: where the kernel's list comes from, and a fresh state.
 void SetKernelQpSourceForTesting(std::function<KernelQpList()> source);
+size_t SeenQpCountForTesting();
 void ResetHiddenQpsForTesting();
 // pthread_atfork: the state's lock is held across fork; in the child no
 // watcher runs, and what the parent found stays the parent's.

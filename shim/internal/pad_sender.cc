@@ -83,11 +83,14 @@ AhPtr PadSender::CreateAh(const ibv_ah_attr& av) {
 
 PadSender::~PadSender() {
   Drain();
+  // libibverbs and the provider call back into the shim's hooks
+  // (ibv_cmd_destroy_qp, verbs_uninit_context), possibly while this thread
+  // holds the shim's registry lock.
+  OwnContextScope own;
   qp_.reset();
   cq_.reset();
   mr_.reset();
   pd_.reset();
-  OwnContextScope own;  // libibverbs calls back into the shim's hooks
   ctx_.reset();
 }
 

@@ -23,7 +23,8 @@ thread_local int tl_own_context_depth = 0;
 
 // What AdoptQp learns of a QP it did not see being set up.
 constexpr int kAdoptMask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PORT |
-                           IBV_QP_PATH_MTU | IBV_QP_ACCESS_FLAGS;
+                           IBV_QP_PATH_MTU | IBV_QP_ACCESS_FLAGS |
+                           IBV_QP_DEST_QPN;
 
 bool HasVctxField(const verbs_context* v, size_t offset) {
   return v != nullptr && v->sz >= sizeof(verbs_context) - offset;
@@ -162,6 +163,7 @@ void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
   Engine& e = E();
   OnQpTrafficRetired(q.get());
   LeaveDeferList(q.get());
+  ForgetSeenQp(q->ctx->device, q->qpn);
   e.retired.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot(),
                        q->loopback.load(std::memory_order_relaxed)});
   if (e.retired.size() > kKeptRetiredQps) {
@@ -291,6 +293,7 @@ QpState* AdoptQp(ibv_qp* qp) {
     if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_UC) {
       q->av = attr.ah_attr;
       q->have_av = true;
+      q->dest_qpn = attr.dest_qp_num;
       if (attr.ah_attr.port_num != 0) q->port = attr.ah_attr.port_num;
     }
   }
@@ -314,6 +317,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
       q->have_av = q->type == IBV_QPT_RC || q->type == IBV_QPT_UC;
       if (attr.ah_attr.port_num != 0) q->port = attr.ah_attr.port_num;
     }
+    if ((attr_mask & IBV_QP_DEST_QPN) != 0) q->dest_qpn = attr.dest_qp_num;
     rtr = (attr_mask & IBV_QP_STATE) != 0 && attr.qp_state == IBV_QPS_RTR;
   }
   // Providers may rewrite ibv_qp_ex slots on a state change (mlx5 installs

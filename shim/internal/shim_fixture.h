@@ -32,7 +32,12 @@ class ShimTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
+    // The fake calls libibverbs' private entry points as providers do, so
+    // the shim's hooks run inside its device calls, as they do on rxe. Its
+    // verbs_set_ops stays direct here (tests open native baselines through
+    // the fake alone); PrivatePathTest hands it to the shim too.
     FakeDevice::SetUninitHook(VerbsUninitContext);
+    FakeDevice::SetCmdDestroyQpHook(CmdDestroyQp);
     ResetForTesting();
     // Shared segments (the bypass check's counts, a port's shared link) get
     // names of this test's own: test binaries run side by side, and two of
@@ -45,6 +50,8 @@ class ShimTest : public ::testing::Test {
   void TearDown() override {
     ResetForTesting();
     FakeDevice::SetUninitHook(nullptr);
+    FakeDevice::SetSetOpsHook(nullptr);
+    FakeDevice::SetCmdDestroyQpHook(nullptr);
     RemoveSharedSegments(TestShmPrefix());
   }
 
