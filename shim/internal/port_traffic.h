@@ -9,7 +9,7 @@
 // Devices are shared (several ranks per node, other jobs), so the comparison
 // is node-wide: every shim process adds the request packets it posted on a
 // port to a counter in shared memory (one segment per user, device and
-// port; lock-free, nothing a crashed process could hold), and the report
+// port (segment_key.h); lock-free, nothing a crashed process could hold), and the report
 // compares the device's own packet counters over this process's life with
 // that sum over the same window.
 //
@@ -31,16 +31,10 @@
 #include <string>
 #include <vector>
 
+#include "shim/internal/segment_key.h"
 #include "shim/internal/shm_segment.h"
 
 namespace verbsemu::shim::internal {
-
-// Where the device counters and the shared segments live (tests: a
-// directory and a name prefix of their own).
-struct TrafficPaths {
-  std::string sysfs_root = "/sys/class/infiniband";
-  std::string shm_prefix = "/verbsemu";
-};
 
 // The node-wide shared counts of one (user, device, port).
 struct SharedPortCounts {
@@ -81,11 +75,6 @@ struct TrafficVerdict {
 // not yet published counts (see kPublishEveryPackets).
 constexpr uint64_t kUnexplainedFloor = 4096;
 TrafficVerdict Judge(const TrafficWindow& w);
-
-// The shared segment's name: PREFIX-v1-uUID-DEVICE-pPORT (the layout's
-// version in it, so a future layout never reads this one).
-std::string SegmentName(const TrafficPaths& paths, const std::string& device,
-                        int port);
 
 // A mapped SharedPortCounts, unmapped on destruction.
 using SegmentPtr = SharedObjectPtr<SharedPortCounts>;
