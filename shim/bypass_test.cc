@@ -197,8 +197,8 @@ TEST_F(BypassTest, SharedSegmentsAreFilesInTheShmDirWhenSet) {
   PostWrites(r.qp, 10);
   TrafficPaths named = paths_;
   named.job = "job7";
-  for (const std::string& name : {SegmentName(named, "fake0", 1),
-                                  LinkSegmentName(named, "fake0", 1)}) {
+  for (const std::string& name :
+       {SegmentName(named, "fake0", 1), LinkSegmentName(named, "fake0", 1)}) {
     EXPECT_NE(name.find("-jjob7-fake0-p1"), std::string::npos) << name;
     struct stat st;
     ASSERT_EQ(stat((s.shm_dir + name).c_str(), &st), 0) << name;

@@ -244,8 +244,7 @@ constexpr Knob kKnobs[] = {
      "an absolute directory path such as /run/verbsemu (every pod of a node "
      "pointed at one host mount)",
      "/dev/shm (shm_open)",
-     "directory where the shared segments are files (mode 0600)",
-     ApplyShmDir},
+     "directory where the shared segments are files (mode 0600)", ApplyShmDir},
 };
 
 }  // namespace
@@ -341,7 +340,8 @@ SettingsResult SettingsFromEnv(
       return result;
     }
   }
-  if (result.settings.job.empty()) result.settings.job = JobFromLauncher(getenv);
+  if (result.settings.job.empty())
+    result.settings.job = JobFromLauncher(getenv);
   return result;
 }
 

@@ -97,9 +97,9 @@ TEST(SettingsFromEnvTest, JobComesFromTheKnobElseTheLauncher) {
                                      {"PMIX_NAMESPACE", "prterun-n1-7@1"}}))
                 .settings.job,
             "3435659265");
-  EXPECT_EQ(
-      SettingsFromEnv(FakeEnv({{"PMIX_NAMESPACE", "prterun-n1-7@1"}})).settings.job,
-      "prterun-n1-7@1");
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({{"PMIX_NAMESPACE", "prterun-n1-7@1"}}))
+                .settings.job,
+            "prterun-n1-7@1");
   auto r = SettingsFromEnv(
       FakeEnv({{"VERBSEMU_JOB", "sweep-3"}, {"SLURM_JOB_ID", "4242"}}));
   ASSERT_TRUE(r.ok()) << r.error;

@@ -66,7 +66,8 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
   }
   if (link->target_bps > 0) {
     std::string why;
-    link->shared = MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
+    link->shared =
+        MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
     if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
       Warn("cannot share " + device + " port " + std::to_string(link->port) +
            "'s link with the node's other processes (" + why +

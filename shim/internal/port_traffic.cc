@@ -113,8 +113,7 @@ PortTraffic::PortTraffic(const TrafficPaths& paths, std::string device,
 std::unique_ptr<PortTraffic> PortTraffic::Start(const TrafficPaths& paths,
                                                 const std::string& device,
                                                 int port, std::string* why) {
-  SegmentPtr shared =
-      MapShared<SharedPortCounts>(
+  SegmentPtr shared = MapShared<SharedPortCounts>(
       paths.shm_dir, SegmentName(paths, device, port), why);
   if (shared == nullptr) return nullptr;
   return std::make_unique<PortTraffic>(paths, device, port, std::move(shared));

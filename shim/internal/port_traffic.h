@@ -8,10 +8,10 @@
 //
 // Devices are shared (several ranks per node, other jobs), so the comparison
 // is node-wide: every shim process adds the request packets it posted on a
-// port to a counter in shared memory (one segment per user, device and
-// port (segment_key.h); lock-free, nothing a crashed process could hold), and the report
-// compares the device's own packet counters over this process's life with
-// that sum over the same window.
+// port to a counter in shared memory (one segment per user, job and
+// physical port, named in segment_key.h; lock-free, nothing a crashed
+// process could hold), and the report compares the device's own packet
+// counters over this process's life with that sum over the same window.
 //
 // The model, per port over the window:
 //   sent     <= requests posted (all processes) + responses
@@ -36,7 +36,7 @@
 
 namespace verbsemu::shim::internal {
 
-// The node-wide shared counts of one (user, device, port).
+// The node-wide shared counts of one (user, job, physical port).
 struct SharedPortCounts {
   std::atomic<uint64_t> posted_packets{0};  // request packets, upper bound
   std::atomic<int64_t> read_qps_live{0};    // QPs allowed to serve READs

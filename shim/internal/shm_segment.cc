@@ -47,7 +47,8 @@ std::string Refusal(int fd, size_t bytes) {
   }
   if ((st.st_mode & 077) != 0) {
     char mode[8];
-    snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    snprintf(mode, sizeof mode, "%04o",
+             static_cast<unsigned>(st.st_mode & 07777));
     return std::string("mode ") + mode + ", not 0600";
   }
   const auto size = static_cast<size_t>(st.st_size);
