@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -176,6 +177,35 @@ TEST_F(BypassTest, NoReportNoSharedSegment) {
   const int fd = shm_open(name.c_str(), O_RDONLY, 0);
   EXPECT_LT(fd, 0) << name << " exists";
   if (fd >= 0) close(fd);
+}
+
+// VERBSEMU_SHM_DIR and VERBSEMU_JOB through the engine: the port's link and
+// its packet counts are files in that directory, named for the job, and
+// nothing is made in /dev/shm.
+TEST_F(BypassTest, SharedSegmentsAreFilesInTheShmDirWhenSet) {
+  Settings s;
+  s.engine.bandwidth = *emulate::ParseBandwidth("10Gbit/s");
+  s.engine.bw_mode = emulate::BwMode::kPace;
+  s.engine.link_bits_per_s = 100e9;
+  s.report = "stderr";
+  s.shm_dir = (root_ / "shm").string();
+  s.job = "job7";
+  fs::create_directories(s.shm_dir);
+  ShimTest::Configure(s);
+  FakeDevice d("fake0");
+  Res r = MakeQp(d, false);
+  PostWrites(r.qp, 10);
+  TrafficPaths named = paths_;
+  named.job = "job7";
+  for (const std::string& name :
+       {SegmentName(named, "fake0", 1), LinkSegmentName(named, "fake0", 1)}) {
+    EXPECT_NE(name.find("-jjob7-fake0-p1"), std::string::npos) << name;
+    struct stat st;
+    ASSERT_EQ(stat((s.shm_dir + name).c_str(), &st), 0) << name;
+    EXPECT_EQ(st.st_mode & 07777, 0600u) << name;
+    EXPECT_NE(stat(("/dev/shm" + name).c_str(), &st), 0) << name;
+  }
+  EXPECT_TRUE(Warnings().empty());
 }
 
 }  // namespace

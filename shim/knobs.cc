@@ -158,6 +158,30 @@ bool ApplyDirectVerbs(std::string_view t, Settings* s, std::string*) {
   return true;
 }
 
+bool ApplyJob(std::string_view t, Settings* s, std::string* why) {
+  if (t.empty() || t.size() > 64) {
+    *why = "1 to 64 characters";
+    return false;
+  }
+  for (const char c : t) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  s->job = std::string(t);
+  return true;
+}
+
+bool ApplyShmDir(std::string_view t, Settings* s, std::string* why) {
+  if (t.empty() || t.front() != '/') {
+    *why = "not an absolute path";
+    return false;
+  }
+  while (t.size() > 1 && t.back() == '/') t.remove_suffix(1);
+  s->shm_dir = std::string(t);
+  return true;
+}
+
 // The size follows the rows: no row can be left value-initialized.
 constexpr Knob kKnobs[] = {
     {"VERBSEMU_LATENCY", "--latency", "D",
@@ -209,6 +233,18 @@ constexpr Knob kKnobs[] = {
      "and NCCL post through the verbs the shim emulates; allow: direct "
      "verbs stay, unemulated (the report warns)",
      ApplyDirectVerbs},
+    {"VERBSEMU_JOB", "--job", "ID",
+     "1 to 64 letters, digits, '.', '_' or '-', such as sweep-3",
+     "SLURM_JOB_ID, else OMPI_MCA_ess_base_jobid, else PMIX_NAMESPACE, else "
+     "none (one scope per user)",
+     "processes of one user share a physical port's link and packet counts "
+     "only within one job",
+     ApplyJob},
+    {"VERBSEMU_SHM_DIR", "--shm-dir", "DIR",
+     "an absolute directory path such as /run/verbsemu (every pod of a node "
+     "pointed at one host mount)",
+     "/dev/shm (shm_open)",
+     "directory where the shared segments are files (mode 0600)", ApplyShmDir},
 };
 
 }  // namespace
@@ -304,7 +340,19 @@ SettingsResult SettingsFromEnv(
       return result;
     }
   }
+  if (result.settings.job.empty())
+    result.settings.job = JobFromLauncher(getenv);
   return result;
+}
+
+std::string JobFromLauncher(
+    const std::function<const char*(const char*)>& getenv) {
+  for (const char* name :
+       {"SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE"}) {
+    const char* v = getenv(name);
+    if (v != nullptr && *v != '\0') return v;
+  }
+  return "";
 }
 
 std::string ExpandReportPath(std::string_view pattern, int pid,

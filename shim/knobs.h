@@ -41,6 +41,11 @@ struct Settings {
   int report_signal = 0;             // SIGUSR1/SIGUSR2: report on request
   bool allow_direct_verbs = false;   // mlx5dv stays available (unemulated)
   std::shared_ptr<const TopologySettings> topology;  // null: one class
+  // Whose shared segments (a port's link, its packet counts) these are:
+  // VERBSEMU_JOB, else the launcher's job id (JobFromLauncher), else ""
+  // (per user).
+  std::string job;
+  std::string shm_dir;  // VERBSEMU_SHM_DIR; "": shm_open objects in /dev/shm
 
   // Latency or bandwidth to add, globally or for a class of peers.
   bool emulating() const {
@@ -78,9 +83,18 @@ struct SettingsResult {
   bool ok() const { return error.empty(); }
 };
 
-// Reads every knob through `getenv` (the shim passes secure_getenv). The
-// first bad value stops parsing.
+// Reads every knob through `getenv` (the shim passes secure_getenv), and
+// the launcher's job id when VERBSEMU_JOB is unset. The first bad value
+// stops parsing.
 SettingsResult SettingsFromEnv(
+    const std::function<const char*(const char*)>& getenv);
+
+// The job id a launcher gave this process, for when VERBSEMU_JOB is unset:
+// SLURM_JOB_ID, else Open MPI's (OMPI_MCA_ess_base_jobid, which mpirun's
+// daemons set in every rank), else PMIX_NAMESPACE (any PMIx launcher:
+// Open MPI 5's prterun, srun --mpi=pmix, Open MPI 4's own ranks); "" when
+// none is set.
+std::string JobFromLauncher(
     const std::function<const char*(const char*)>& getenv);
 
 // The report path with `%p` replaced by `pid`, `%h` by `host` and `%%` by

@@ -87,6 +87,42 @@ TEST(SettingsFromEnvTest, ReportSignalOnlyTheUserSignals) {
   EXPECT_NE(r.error.find("USR1 or USR2"), std::string::npos);
 }
 
+TEST(SettingsFromEnvTest, JobComesFromTheKnobElseTheLauncher) {
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({})).settings.job, "");
+  const FakeEnv launchers({{"SLURM_JOB_ID", "4242"},
+                           {"OMPI_MCA_ess_base_jobid", "3435659265"},
+                           {"PMIX_NAMESPACE", "slurm.pmix.4242.0"}});
+  EXPECT_EQ(SettingsFromEnv(launchers).settings.job, "4242");
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({{"OMPI_MCA_ess_base_jobid", "3435659265"},
+                                     {"PMIX_NAMESPACE", "prterun-n1-7@1"}}))
+                .settings.job,
+            "3435659265");
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({{"PMIX_NAMESPACE", "prterun-n1-7@1"}}))
+                .settings.job,
+            "prterun-n1-7@1");
+  auto r = SettingsFromEnv(
+      FakeEnv({{"VERBSEMU_JOB", "sweep-3"}, {"SLURM_JOB_ID", "4242"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.settings.job, "sweep-3");
+  const Knob& k = *FindKnobByEnv("VERBSEMU_JOB");
+  const std::string too_long(65, 'x');
+  for (const std::string& bad :
+       std::initializer_list<std::string>{"", "a/b", "two words", too_long}) {
+    EXPECT_NE(ValidateKnob(k, bad), "") << bad;
+  }
+}
+
+TEST(SettingsFromEnvTest, ShmDirIsAnAbsolutePath) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_SHM_DIR", "/run/verbsemu/"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.settings.shm_dir, "/run/verbsemu");
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({})).settings.shm_dir, "");
+  const Knob& k = *FindKnobByEnv("VERBSEMU_SHM_DIR");
+  EXPECT_NE(ValidateKnob(k, "relative/dir").find("not an absolute path"),
+            std::string::npos);
+  EXPECT_NE(ValidateKnob(k, ""), "");
+}
+
 TEST(SettingsFromEnvTest, BadValueNamesVariableAndAcceptedForms) {
   auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "2 parsecs"}}));
   ASSERT_FALSE(r.ok());

@@ -106,6 +106,8 @@ void ConfigureWithCalibration(const Settings& settings,
                     settings.engine.seed.value_or(FreshSeed()), cal);
   e.wrap = Wrapping::For(settings);
   e.note_lateness = !settings.report.empty();
+  e.traffic_paths.job = settings.job;
+  e.traffic_paths.shm_dir = settings.shm_dir;
   ApplyCalibration(e, cal);
   e.tsc_read_cost = MeasureTscReadCost();
   e.recording_ticks = e.emulating ? MeasureRecordingTicks() : 0;

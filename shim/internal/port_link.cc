@@ -68,7 +68,8 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
   }
   if (link->target_bps > 0) {
     std::string why;
-    link->shared = MapShared<SharedLink>(segment, &why);
+    link->shared =
+        MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
     if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
       Warn("cannot share " + device + " port " + std::to_string(link->port) +
            "'s link with the node's other processes (" + why +
@@ -165,14 +166,6 @@ void WarnUnpadded(const QpState& q) {
 }
 
 }  // namespace
-
-std::string LinkSegmentName(const TrafficPaths& paths,
-                            const std::string& device, int port,
-                            const std::string& link_class) {
-  return paths.shm_prefix + "-link-v1-u" + std::to_string(getuid()) + "-" +
-         device + "-p" + std::to_string(port) +
-         (link_class.empty() ? "" : "-c" + link_class);
-}
 
 void AttachLink(QpState* q) {
   Engine& e = E();

@@ -13,6 +13,7 @@
 #include "emulate/pacer.h"
 #include "shim/internal/pad_sender.h"
 #include "shim/internal/port_traffic.h"
+#include "shim/internal/segment_key.h"
 #include "shim/internal/shm_segment.h"
 
 namespace verbsemu::shim::internal {
@@ -20,19 +21,16 @@ namespace verbsemu::shim::internal {
 struct ContextState;
 struct QpState;
 
-// One virtual link per NIC port: the schedules of a (user, device, port)
-// in shared memory, which every shim process of the user on the node pacing
-// on that port reserves on, so that together they get the target rate
-// (every rank of a node shares the port's one link). Zero-filled is new.
+// One virtual link per physical port: the schedules of a (user, job,
+// physical port) in shared memory (named by LinkSegmentName,
+// segment_key.h), which every shim process of the user and job on the node
+// pacing on that port reserves on, so that together they get the target
+// rate (every rank of a node, and every VF of a port, shares the port's one
+// link). Zero-filled is new.
 struct SharedLink {
   emulate::PacerState out;             // pace mode: what the port sends
   alignas(64) emulate::PacerState in;  // reads and atomics: what comes back
 };
-// PREFIX-link-v1-uUID-DEVICE-pPORT (the layout's version in the name), and
-// -cCLASS after it for a VERBSEMU_TOPOLOGY class's own link on the port.
-std::string LinkSegmentName(const TrafficPaths& paths,
-                            const std::string& device, int port,
-                            const std::string& link_class = "");
 
 struct PortLink {
   uint8_t port = 1;

@@ -52,12 +52,6 @@ std::optional<uint64_t> ReadCounter(const std::string& path) {
 
 }  // namespace
 
-std::string SegmentName(const TrafficPaths& paths, const std::string& device,
-                        int port) {
-  return paths.shm_prefix + "-v1-u" + std::to_string(getuid()) + "-" + device +
-         "-p" + std::to_string(port);
-}
-
 std::optional<DevicePackets> ReadDevicePackets(const std::string& sysfs_root,
                                                const std::string& device,
                                                int port) {
@@ -119,8 +113,8 @@ PortTraffic::PortTraffic(const TrafficPaths& paths, std::string device,
 std::unique_ptr<PortTraffic> PortTraffic::Start(const TrafficPaths& paths,
                                                 const std::string& device,
                                                 int port, std::string* why) {
-  SegmentPtr shared =
-      MapShared<SharedPortCounts>(SegmentName(paths, device, port), why);
+  SegmentPtr shared = MapShared<SharedPortCounts>(
+      paths.shm_dir, SegmentName(paths, device, port), why);
   if (shared == nullptr) return nullptr;
   return std::make_unique<PortTraffic>(paths, device, port, std::move(shared));
 }

@@ -8,10 +8,10 @@
 //
 // Devices are shared (several ranks per node, other jobs), so the comparison
 // is node-wide: every shim process adds the request packets it posted on a
-// port to a counter in shared memory (one segment per user, device and
-// port; lock-free, nothing a crashed process could hold), and the report
-// compares the device's own packet counters over this process's life with
-// that sum over the same window.
+// port to a counter in shared memory (one segment per user, job and
+// physical port, named in segment_key.h; lock-free, nothing a crashed
+// process could hold), and the report compares the device's own packet
+// counters over this process's life with that sum over the same window.
 //
 // The model, per port over the window:
 //   sent     <= requests posted (all processes) + responses
@@ -31,19 +31,12 @@
 #include <string>
 #include <vector>
 
+#include "shim/internal/segment_key.h"
 #include "shim/internal/shm_segment.h"
 
 namespace verbsemu::shim::internal {
 
-// Where the device counters and the shared segments live (tests: a
-// directory and a name prefix of their own).
-struct TrafficPaths {
-  std::string sysfs_root = "/sys/class/infiniband";
-  std::string net_root = "/sys/class/net";  // a RoCE port's netdev
-  std::string shm_prefix = "/verbsemu";
-};
-
-// The node-wide shared counts of one (user, device, port).
+// The node-wide shared counts of one (user, job, physical port).
 struct SharedPortCounts {
   std::atomic<uint64_t> posted_packets{0};  // request packets, upper bound
   std::atomic<int64_t> read_qps_live{0};    // QPs allowed to serve READs
@@ -82,11 +75,6 @@ struct TrafficVerdict {
 // not yet published counts (see kPublishEveryPackets).
 constexpr uint64_t kUnexplainedFloor = 4096;
 TrafficVerdict Judge(const TrafficWindow& w);
-
-// The shared segment's name: PREFIX-v1-uUID-DEVICE-pPORT (the layout's
-// version in it, so a future layout never reads this one).
-std::string SegmentName(const TrafficPaths& paths, const std::string& device,
-                        int port);
 
 // A mapped SharedPortCounts, unmapped on destruction.
 using SegmentPtr = SharedObjectPtr<SharedPortCounts>;

@@ -178,6 +178,18 @@ TEST_F(PortTrafficTest, WithoutDeviceCountersTheLineSaysSo) {
             std::string::npos);
 }
 
+TEST_F(PortTrafficTest, WithAShmDirTheCountsAreAFileThere) {
+  paths_.shm_dir = root_.string();
+  auto t = Start();
+  ASSERT_NE(t, nullptr);
+  t->shared()->posted_packets.fetch_add(5);
+  const std::string file = root_.string() + SegmentName(paths_, "dev0", 1);
+  EXPECT_TRUE(fs::is_regular_file(file)) << file;
+  EXPECT_EQ(fs::status(file).permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(Start()->shared()->posted_packets.load(), 5u);
+}
+
 TEST_F(PortTrafficTest, AnUnusableSegmentNameIsAReasonNotACrash) {
   paths_.shm_prefix = "/no/such/dir";
   std::string why;

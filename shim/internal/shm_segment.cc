@@ -6,26 +6,85 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace verbsemu::shim::internal {
+namespace {
 
-void* MapSharedObject(const std::string& name, size_t bytes, std::string* why) {
-  const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    *why = "shm_open " + name + ": " + std::strerror(errno);
+// Closes the descriptor when the mapping is done (or refused).
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Opens (creating with mode 0600) the object; glibc's shm_open adds
+// O_NOFOLLOW itself, and a file in VERBSEMU_SHM_DIR gets it here.
+int OpenObject(const std::string& dir, const std::string& name) {
+  if (dir.empty()) return shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
+  const std::string path = dir + name;
+  return open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+}
+
+// "" when the object is this user's own, private and of a size this
+// layout can use (0: new); else why not.
+std::string Refusal(int fd, size_t bytes) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (st.st_uid != geteuid()) {
+    return "owned by uid " + std::to_string(st.st_uid) + ", not " +
+           std::to_string(geteuid());
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o",
+             static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("mode ") + mode + ", not 0600";
+  }
+  const auto size = static_cast<size_t>(st.st_size);
+  if (size != 0 && size != bytes) {
+    return std::to_string(size) + " bytes, not " + std::to_string(bytes) +
+           " (another verbsemu build's layout?)";
+  }
+  return "";
+}
+
+}  // namespace
+
+void* MapSharedObject(const std::string& dir, const std::string& name,
+                      size_t bytes, std::string* why) {
+  const std::string where = dir.empty() ? "shm_open " + name : dir + name;
+  const Fd fd(OpenObject(dir, name));
+  if (fd.get() < 0) {
+    *why = where + ": " + std::strerror(errno);
     return nullptr;
   }
-  // Every process sizes it alike; ftruncate of a new object zero-fills it,
-  // which is the initial state of everything kept there.
-  void* addr = MAP_FAILED;
-  if (ftruncate(fd, static_cast<off_t>(bytes)) == 0) {
-    addr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (const std::string no = Refusal(fd.get(), bytes); !no.empty()) {
+    *why = where + ": refused: " + no;
+    return nullptr;
   }
-  const int err = errno;
-  close(fd);
+  // Sizes a new object (zero-filled: the initial state of everything kept
+  // there) and allocates its pages now, so that a full tmpfs is this error
+  // rather than a SIGBUS at the first store.
+  if (const int err = posix_fallocate(fd.get(), 0, static_cast<off_t>(bytes));
+      err != 0) {
+    *why = where + ": posix_fallocate: " + std::strerror(err);
+    return nullptr;
+  }
+  void* addr =
+      mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (addr == MAP_FAILED) {
-    *why = "mapping " + name + ": " + std::strerror(err);
+    *why = where + ": mmap: " + std::strerror(errno);
     return nullptr;
   }
   return addr;
@@ -33,6 +92,14 @@ void* MapSharedObject(const std::string& name, size_t bytes, std::string* why) {
 
 void UnmapSharedObject(void* addr, size_t bytes) {
   if (addr != nullptr) munmap(addr, bytes);
+}
+
+void UnlinkSharedObject(const std::string& dir, const std::string& name) {
+  if (dir.empty()) {
+    shm_unlink(name.c_str());
+  } else {
+    unlink((dir + name).c_str());
+  }
 }
 
 }  // namespace verbsemu::shim::internal

@@ -1,6 +1,6 @@
-// Node-wide state in POSIX shared memory: a named object of one layout,
-// created zero-filled by whichever process maps it first, mapped by every
-// shim process of the user on the node. What lives there is lock-free
+// Node-wide state in shared memory: a named object of one layout, created
+// zero-filled by whichever process maps it first, mapped by every shim
+// process of the user (and job) on the node. What lives there is lock-free
 // (atomics only): a process can die at any instruction, and nothing it
 // held may stall the others.
 #ifndef VERBSEMU_SHIM_INTERNAL_SHM_SEGMENT_H_
@@ -13,10 +13,18 @@
 
 namespace verbsemu::shim::internal {
 
-// Maps the object `name` (shm_open's, "/..."), created and zero-filled at
-// `bytes` if new. nullptr, with `why`, when it cannot.
-void* MapSharedObject(const std::string& name, size_t bytes, std::string* why);
+// Maps the object `name` ("/...", segment_key.h), created and zero-filled
+// at `bytes` if new: a shm_open object when `dir` is empty, else the file
+// dir + name (VERBSEMU_SHM_DIR). Its pages are allocated before it is
+// mapped (posix_fallocate), so a full file system is an error here and
+// never a SIGBUS later. An object this process's user does not own, that
+// group or others may access, or that has neither 0 bytes nor `bytes`, is
+// refused. nullptr, with one line in `why`, when it cannot be had.
+void* MapSharedObject(const std::string& dir, const std::string& name,
+                      size_t bytes, std::string* why);
 void UnmapSharedObject(void* addr, size_t bytes);
+// Removes the object (tests, and a clean-up).
+void UnlinkSharedObject(const std::string& dir, const std::string& name);
 
 template <class T>
 struct SharedObjectUnmap {
@@ -27,10 +35,11 @@ using SharedObjectPtr = std::unique_ptr<T, SharedObjectUnmap<T>>;
 
 // A T in shared memory; all-zero bytes must be a valid new T.
 template <class T>
-SharedObjectPtr<T> MapShared(const std::string& name, std::string* why) {
+SharedObjectPtr<T> MapShared(const std::string& dir, const std::string& name,
+                             std::string* why) {
   static_assert(std::is_trivially_destructible_v<T>);
   return SharedObjectPtr<T>(
-      static_cast<T*>(MapSharedObject(name, sizeof(T), why)));
+      static_cast<T*>(MapSharedObject(dir, name, sizeof(T), why)));
 }
 
 }  // namespace verbsemu::shim::internal
