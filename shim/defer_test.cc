@@ -27,24 +27,6 @@ namespace {
 
 class DeferTest : public ShimTest {
  protected:
-  void ConfigureDefer(double latency_ns) {
-    emulate::Config c;
-    c.latency_ns = latency_ns;
-    c.latency_mode = emulate::LatencyMode::kDefer;
-    Configure(c);
-  }
-  // Polls `cq` (handing over what is due) until the device has recorded
-  // `posts` WRs or `limit` passes; false on the limit.
-  static bool PollUntilPosts(FakeDevice& d, ibv_cq* cq, uint64_t posts,
-                             std::chrono::milliseconds limit) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    ibv_wc wc[8];
-    while (d.Posts().size() < posts) {
-      ibv_poll_cq(cq, 8, wc);
-      if (std::chrono::steady_clock::now() > end) return false;
-    }
-    return true;
-  }
   static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
 };
 

@@ -30,24 +30,6 @@ using std::chrono::seconds;
 
 class Mlx5DeferTest : public ShimTest {
  protected:
-  void ConfigureDefer(double latency_ns) {
-    emulate::Config c;
-    c.latency_ns = latency_ns;
-    c.latency_mode = emulate::LatencyMode::kDefer;
-    Configure(c);
-  }
-  // Polls `cq` until the device has recorded `posts` WRs or `limit`
-  // passes (a wedged QP fails here instead of hanging the test).
-  static bool PollUntilPosts(FakeDevice& d, ibv_cq* cq, uint64_t posts,
-                             milliseconds limit) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    ibv_wc wc[8];
-    while (d.Posts().size() < posts) {
-      ibv_poll_cq(cq, 8, wc);
-      if (std::chrono::steady_clock::now() > end) return false;
-    }
-    return true;
-  }
   // An mlx5 context (its first QP unused) for the QPs of a test.
   static FakeQpEnv Mlx5Context(FakeDevice& d) {
     if (d.personality != Personality::kMlx5) {

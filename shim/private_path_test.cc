@@ -27,15 +27,6 @@ class PrivatePathTest : public ShimTest {
     EXPECT_NE(r.qp, nullptr);
     return r;
   }
-  static void ConfigureDefer(double latency_ns) {
-    emulate::Config c;
-    c.latency_ns = latency_ns;
-    c.latency_mode = emulate::LatencyMode::kDefer;
-    Settings s;
-    s.engine = c;
-    s.report = "stderr";
-    ConfigureWithCalibration(s, Cal());
-  }
   // Polls `cq` until `n` completions came or 2 s passed; how many came.
   static int PollFor(ibv_cq* cq, int n) {
     const auto until =

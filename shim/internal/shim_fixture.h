@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -132,6 +133,27 @@ class ShimTest : public ::testing::Test {
     c.bw_mode = mode;
     c.link_bits_per_s = link_bits_per_s;
     Configure(c);
+  }
+
+  // Latency, deferred (the report's counting on too).
+  void ConfigureDefer(double latency_ns) {
+    emulate::Config c;
+    c.latency_ns = latency_ns;
+    c.latency_mode = emulate::LatencyMode::kDefer;
+    Configure(c);
+  }
+  // Polls `cq` (handing over what is due) until the device has recorded
+  // `posts` WRs or `limit` passes; false on the limit (a wedged QP fails
+  // here instead of hanging the test).
+  static bool PollUntilPosts(FakeDevice& d, ibv_cq* cq, uint64_t posts,
+                             std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    ibv_wc wc[8];
+    while (d.Posts().size() < posts) {
+      ibv_poll_cq(cq, 8, wc);
+      if (std::chrono::steady_clock::now() > end) return false;
+    }
+    return true;
   }
 
   static QpCounters Counters(const ibv_qp* qp) {
