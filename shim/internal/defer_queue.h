@@ -45,7 +45,7 @@ struct DeferList;
   X(qps, "QPs deferring")                                                   \
   X(spin_td_qps, "QPs spinning instead: thread domain without locks")       \
   X(spin_st_qps, "QPs spinning instead: provider without locks")            \
-  X(spin_dv_qps,                                                           \
+  X(spin_dv_qps,                                                            \
     "QPs spinning instead: made or driven through mlx5dv, or with "         \
     "ibv_wr_flush")                                                         \
   X(handed_posts, "posts handed to the provider")                           \
