@@ -170,15 +170,21 @@ ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data) {
   return ctx;
 }
 
-void VerbsSetOps(verbs_context* context, const void* ops) {
+void VerbsSetOps(verbs_context* context, const void* ops) noexcept {
   if (Real().verbs_set_ops == nullptr) return;
   Real().verbs_set_ops(context, ops);
   if (context == nullptr || OwnContextScope::Active()) return;
-  EnsureConfigured();
-  RegisterContext(&context->context);
+  // Inside the provider's context creation (C frames): nothing may escape.
+  // Out of memory leaves the context unemulated, as a device never seen.
+  try {
+    EnsureConfigured();
+    RegisterContext(&context->context);
+  } catch (...) {
+    Warn("cannot register a context (out of memory): it is not emulated");
+  }
 }
 
-int CmdDestroyQp(ibv_qp* qp) {
+int CmdDestroyQp(ibv_qp* qp) noexcept {
   if (Real().ibv_cmd_destroy_qp == nullptr) return ENOSYS;
   // The shim destroying its own QP (padding), possibly under its registry
   // lock: nothing of the shim's to retire.
@@ -186,9 +192,18 @@ int CmdDestroyQp(ibv_qp* qp) {
   // Reached from inside ibv_destroy_qp too, after the shim detached the QP:
   // then there is nothing left here to retire.
   std::unique_ptr<QpState> q = DetachQp(qp);
-  FlushDeferred(q.get(), FlushReason::kDestroy);
+  try {
+    FlushDeferred(q.get(), FlushReason::kDestroy);
+  } catch (...) {  // its warning's text: the posts were handed over
+  }
   const int rc = Real().ibv_cmd_destroy_qp(qp);
-  FinishDestroy(std::move(q), rc == 0);
+  // Inside the provider's destroy (C frames): recording the QP for the
+  // report may run out of memory; the destroy's result stands.
+  try {
+    FinishDestroy(std::move(q), rc == 0);
+  } catch (...) {
+    Warn("cannot record a destroyed QP for the report (out of memory)");
+  }
   return rc;
 }
 

@@ -45,8 +45,8 @@ void VerbsUninitContext(verbs_context* context);
 // sets up passes verbs_set_ops (registered and patched there), and every QP
 // a provider destroys passes ibv_cmd_destroy_qp (its state retired there),
 // whichever handle the application reached libibverbs through.
-void VerbsSetOps(verbs_context* context, const void* ops);
-int CmdDestroyQp(ibv_qp* qp);
+void VerbsSetOps(verbs_context* context, const void* ops) noexcept;
+int CmdDestroyQp(ibv_qp* qp) noexcept;
 ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr);
 int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
 int DestroyQp(ibv_qp* qp);
