@@ -35,15 +35,20 @@ int OpenObject(const std::string& dir, const std::string& name) {
   return open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 }
 
-// "" when the object is this user's own, private and of a size this
-// layout can use (0: new); else why not.
+// SegmentRefusal of the open object for this process's user.
 std::string Refusal(int fd, size_t bytes) {
   struct stat st;
   if (fstat(fd, &st) != 0) return std::string("fstat: ") + std::strerror(errno);
+  return SegmentRefusal(st, geteuid(), bytes);
+}
+
+}  // namespace
+
+std::string SegmentRefusal(const struct stat& st, uid_t user, size_t bytes) {
   if (!S_ISREG(st.st_mode)) return "not a regular file";
-  if (st.st_uid != geteuid()) {
+  if (st.st_uid != user) {
     return "owned by uid " + std::to_string(st.st_uid) + ", not " +
-           std::to_string(geteuid());
+           std::to_string(user);
   }
   if ((st.st_mode & 077) != 0) {
     char mode[8];
@@ -58,8 +63,6 @@ std::string Refusal(int fd, size_t bytes) {
   }
   return "";
 }
-
-}  // namespace
 
 void* MapSharedObject(const std::string& dir, const std::string& name,
                       size_t bytes, std::string* why) {

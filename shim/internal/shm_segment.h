@@ -6,6 +6,9 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_SHM_SEGMENT_H_
 #define VERBSEMU_SHIM_INTERNAL_SHM_SEGMENT_H_
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -22,6 +25,10 @@ namespace verbsemu::shim::internal {
 // refused. nullptr, with one line in `why`, when it cannot be had.
 void* MapSharedObject(const std::string& dir, const std::string& name,
                       size_t bytes, std::string* why);
+// Why an object with status `st` is not `user`'s own private object of 0 or
+// `bytes` bytes; "" when it is (what MapSharedObject checks, with the
+// process's effective uid).
+std::string SegmentRefusal(const struct stat& st, uid_t user, size_t bytes);
 void UnmapSharedObject(void* addr, size_t bytes);
 // Removes the object (tests, and a clean-up).
 void UnlinkSharedObject(const std::string& dir, const std::string& name);
