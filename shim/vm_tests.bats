@@ -100,8 +100,8 @@ nccl_run() {
   port=$(new_port)
   rm -f "$VM_LOGDIR/$tag.report"
   run_pair "$tag" 120 "tcp_listening $port" \
-    -- env LD_LIBRARY_PATH="$libdir" "${pre[@]}" "$probe" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -n 3000 \
-    -- env LD_LIBRARY_PATH="$libdir" "${pre[@]}" "$probe" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -n 3000 "$SERVER_ADDR" ||
+    -- env LD_LIBRARY_PATH="$libdir" "${pre[@]}" "$probe" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -n 1000 \
+    -- env LD_LIBRARY_PATH="$libdir" "${pre[@]}" "$probe" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" -n 1000 "$SERVER_ADDR" ||
     return 0
   sed -n 's/.* t_min_us \([0-9.]*\) .*/\1/p' "$VM_LOGDIR/$tag.client"
 }
