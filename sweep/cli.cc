@@ -6,9 +6,9 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include "sweep/analysis.h"
 #include "sweep/coverage.h"
@@ -18,41 +18,24 @@
 #include "sweep/output.h"
 #include "sweep/plan.h"
 #include "sweep/plot.h"
+#include "sweep/internal/write_file.h"
 #include "sweep/runs_csv.h"
+#include "sweep/session.h"
 
 namespace verbsemu::sweep {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void OnInterrupt(int) { g_stop.store(true); }
-
-// Ctrl-C sets g_stop for as long as a sweep runs (the pilot included): each
-// run is in a process group of its own, which the terminal's SIGINT does
-// not reach, so the sweep must live to pass it on.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = OnInterrupt;  // no SA_RESTART
-    sigaction(SIGINT, &sa, &old_);
-    g_stop.store(false);
-  }
-  ~InterruptGuard() { sigaction(SIGINT, &old_, nullptr); }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  struct sigaction old_ {};
-};
-
-int Refuse(const std::string& line) {
+int Refuse(const std::string& line, int status = 2) {
   std::fprintf(stderr, "verbsemu sweep: %s\n", line.c_str());
-  return 2;
+  return status;
 }
+
+// A file the sweep could not write: the disk is full, or DIR went away.
+int Failed(const std::string& line) { return Refuse(line, 1); }
+
+bool Stopped() { return SweepInterrupts().any(); }
 
 // argv[0] as execvp would find it; "" when it would not.
 std::string Resolve(const std::string& program) {
@@ -159,11 +142,13 @@ std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
     if (grid.points[p].baseline()) pilot.order[0].point = static_cast<int>(p);
   }
   pilot.out_dir = plan.out_dir + "/pilot";
+  std::error_code ec;
+  fs::remove(pilot.out_dir + "/runs.csv", ec);  // an earlier pilot's
   SweepEngine engine(pilot, grid, metric, executor, preload);
   std::vector<RunRecord> records;
   std::string why;
-  if (!engine.Run(&records, g_stop, nullptr, &why)) return why;
-  if (g_stop.load()) return "interrupted during the pilot run; nothing ran yet";
+  if (!engine.Run(&records, SweepInterrupts(), nullptr, &why)) return why;
+  if (Stopped()) return "interrupted during the pilot run; nothing ran yet";
   if (records.empty()) return "the pilot run did not finish";
   const RunRecord& r = records[0];
   const std::string log = LogPath(pilot.out_dir, 0);
@@ -196,30 +181,46 @@ std::vector<std::vector<std::pair<std::string, std::string>>> Reports(
   return out;
 }
 
-void RewriteCsv(const std::string& dir, const std::vector<RunRecord>& recs) {
-  const std::string tmp = dir + "/runs.csv.tmp";
-  {
-    std::ofstream out(tmp);
-    out << RunsCsvHeader() << "\n";
-    for (const RunRecord& r : recs) out << RunsCsvRow(r) << "\n";
-  }
-  std::error_code ec;
-  fs::rename(tmp, dir + "/runs.csv", ec);
+bool RewriteCsv(const std::string& dir, const std::vector<RunRecord>& recs,
+                std::string* why) {
+  std::string text = RunsCsvHeader() + "\n";
+  for (const RunRecord& r : recs) text += RunsCsvRow(r) + "\n";
+  return internal::WriteFileAtomic(dir + "/runs.csv", text, why);
+}
+
+int Interrupted(const SweepPlan& plan, size_t done) {
+  const int sig = SweepInterrupts().signal.load();
+  std::fprintf(stderr,
+               "verbsemu sweep: %s after %zu of %zu runs; go on with: "
+               "verbsemu sweep --resume %s\n",
+               sig == SIGINT ? "interrupted"
+                             : ("stopped by SIG" + std::string(sigabbrev_np(sig)))
+                                   .c_str(),
+               done,
+               plan.order.size(), plan.out_dir.c_str());
+  return 128 + sig;
 }
 
 // Outputs and the exit status once the runs are over (or interrupted).
 int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
            std::vector<RunRecord>& records, bool interrupted) {
   CheckReportCounts(&records);
-  RewriteCsv(plan.out_dir, records);
+  std::string why;
+  if (!RewriteCsv(plan.out_dir, records, &why)) return Failed(why);
   const Analysis a = Analyze(grid, records, plan.metric == "runtime");
   std::printf("%s", TableText(a, plan.metric).c_str());
-  std::ofstream(plan.out_dir + "/sweep.json")
-      << SweepJson(plan, a, records, Reports(plan.out_dir, records.size()));
-  std::string why;
-  const std::vector<std::string> pngs =
-      plan.plot ? Plot(a, plan.metric, plan.out_dir, ctx.executor, &why)
-                : std::vector<std::string>{};
+  if (!internal::WriteFileAtomic(
+          plan.out_dir + "/sweep.json",
+          SweepJson(plan, a, records, Reports(plan.out_dir, records.size())),
+          &why)) {
+    return Failed(why);
+  }
+  const PlotResult plot = plan.plot
+                             ? Plot(a, plan.metric, plan.out_dir, ctx.executor)
+                             : PlotResult{};
+  if (!plot.error.empty()) return Failed(plot.error);
+  const std::vector<std::string>& pngs = plot.pngs;
+  why = plot.note;
   std::printf("runs: %s/runs.csv; everything: %s/sweep.json",
               plan.out_dir.c_str(), plan.out_dir.c_str());
   for (const std::string& p : pngs)
@@ -227,13 +228,7 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
   std::printf("\n");
   if (!why.empty())
     std::fprintf(stderr, "verbsemu sweep: no plots: %s\n", why.c_str());
-  if (interrupted) {
-    std::fprintf(stderr,
-                 "verbsemu sweep: interrupted after %zu of %zu runs; go on "
-                 "with: verbsemu sweep --resume %s\n",
-                 records.size(), plan.order.size(), plan.out_dir.c_str());
-    return 130;
-  }
+  if (interrupted) return Interrupted(plan, records.size());
   if (!a.all_valid || a.failed_runs > 0) {
     std::fprintf(stderr,
                  "verbsemu sweep: %d runs failed and %d were not emulated; "
@@ -252,7 +247,7 @@ int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
   const size_t first = records.size();
   std::string why;
   const bool ok = engine.Run(
-      &records, g_stop,
+      &records, SweepInterrupts(),
       [&](const RunRecord& r, size_t done) {
         const double s = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - start)
@@ -260,38 +255,71 @@ int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
         ShowProgress(ctx, r, done - first, plan.order.size() - first, s);
       },
       &why);
-  if (ctx.terminal && g_stop.load()) std::fputc('\n', stderr);
-  if (!ok) return Refuse(why);
-  return Finish(plan, grid, ctx, records, g_stop.load());
+  if (ctx.terminal && Stopped()) std::fputc('\n', stderr);
+  if (!ok) {
+    return Failed(why + "; the " + std::to_string(records.size()) +
+                  " runs before are kept (--resume " + plan.out_dir +
+                  " once there is room)");
+  }
+  return Finish(plan, grid, ctx, records, Stopped());
+}
+
+// One line when `dir` holds anything but what a refused start leaves (its
+// pilot, the lock, a temp file of a write cut short).
+std::string NotEmpty(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "pilot" || name == DirLock::kName ||
+        internal::IsTempName(name)) {
+      continue;
+    }
+    return dir + " is not empty: give another --out, or --resume " + dir +
+           " to continue the sweep in it";
+  }
+  return "";
+}
+
+// The command check and the pilot, before a sweep starts or resumes.
+int CheckBeforeRuns(const SweepPlan& plan, const Grid& grid,
+                    const Metric& metric, const CliContext& ctx) {
+  const std::string problem = CheckCommand(plan, ctx.executor);
+  if (!problem.empty()) return Refuse(problem);
+  const std::string pilot =
+      Pilot(plan, grid, metric, ctx.executor, Preload(ctx));
+  if (!pilot.empty() && Stopped()) {
+    std::fprintf(stderr, "verbsemu sweep: %s\n", pilot.c_str());
+    return 128 + SweepInterrupts().signal.load();
+  }
+  return pilot.empty() ? 0 : Refuse(pilot);
 }
 
 int StartNew(SweepPlan plan, const CliContext& ctx) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(plan.out_dir, ec)) {
-    // What a refused start leaves (its pilot) may be overwritten.
-    if (e.path().filename() == "pilot") continue;
-    return Refuse(plan.out_dir +
-                  " is not empty: give another --out, or --resume " +
-                  plan.out_dir + " to continue the sweep in it");
-  }
-  std::string why;
+  std::string why = NotEmpty(plan.out_dir);
+  if (!why.empty()) return Refuse(why);
   const std::optional<Grid> grid = PlanGrid(plan, &why);
   const std::optional<Metric> metric =
       Metric::Parse(plan.metric, plan.metric_file, &why);
   if (!grid || !metric) return Refuse(why);
+  const std::optional<SweepPlan> kept = PlanFromJson(PlanToJson(plan), &why);
+  if (!kept || kept->command != plan.command ||
+      kept->pingpong != plan.pingpong) {
+    return Refuse("the command is not valid UTF-8, which plan.json cannot "
+                  "keep for --resume: run it through a script");
+  }
+  std::error_code ec;
   fs::create_directories(plan.out_dir, ec);
   if (ec) return Refuse("cannot create " + plan.out_dir + ": " + ec.message());
-  const std::string problem = CheckCommand(plan, ctx.executor);
-  if (!problem.empty()) return Refuse(problem);
-  const std::string pilot =
-      Pilot(plan, *grid, *metric, ctx.executor, Preload(ctx));
-  if (!pilot.empty() && g_stop.load()) {
-    std::fprintf(stderr, "verbsemu sweep: %s\n", pilot.c_str());
-    return 130;
-  }
-  if (!pilot.empty()) return Refuse(pilot);
+  DirLock lock;
+  if (!lock.Take(plan.out_dir, &why)) return Refuse(why);
+  why = NotEmpty(plan.out_dir);  // another sweep may have been quicker
+  if (!why.empty()) return Refuse(why);
+  if (const int rc = CheckBeforeRuns(plan, *grid, *metric, ctx)) return rc;
   Prepare(*grid, &plan);
-  std::ofstream(plan.out_dir + "/plan.json") << PlanToJson(plan);
+  if (!internal::WriteFileAtomic(plan.out_dir + "/plan.json",
+                                 PlanToJson(plan), &why)) {
+    return Failed(why);
+  }
   std::fprintf(stderr,
                "verbsemu sweep: %zu points x %d blocks = %zu runs into %s\n",
                grid->points.size(), plan.repeat, plan.order.size(),
@@ -319,11 +347,25 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
   return true;
 }
 
+// Temp files of writes a kill cut short.
+void RemoveTemps(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (internal::IsTempName(e.path().filename().string())) {
+      fs::remove(e.path(), ec);
+    }
+  }
+}
+
 int Resume(const std::string& dir, const CliContext& ctx) {
+  std::string why;
+  DirLock lock;
+  if (!fs::is_directory(dir)) return Refuse(dir + " is not a sweep directory");
+  if (!lock.Take(dir, &why)) return Refuse(why);
+  RemoveTemps(dir);
   bool ok = false;
   const std::string plan_text = internal::ReadFile(dir + "/plan.json", &ok);
   if (!ok) return Refuse(dir + " holds no plan.json: not a sweep directory");
-  std::string why;
   std::optional<SweepPlan> plan = PlanFromJson(plan_text, &why);
   if (!plan) return Refuse(dir + "/" + why);
   plan->out_dir = dir;
@@ -338,15 +380,17 @@ int Resume(const std::string& dir, const CliContext& ctx) {
   if (!MatchesPlan(*plan, *grid, *records)) {
     return Refuse(dir + "/runs.csv does not follow " + dir + "/plan.json");
   }
-  RewriteCsv(dir, *records);  // drops a row cut short by a kill
+  // Drops a row cut short by a kill.
+  if (!RewriteCsv(dir, *records, &why)) return Failed(why);
+  if (records->size() < plan->order.size()) {
+    if (const int rc = CheckBeforeRuns(*plan, *grid, *metric, ctx)) return rc;
+  }
   std::fprintf(stderr, "verbsemu sweep: resuming %s at run %zu of %zu\n",
                dir.c_str(), records->size() + 1, plan->order.size());
   return Execute(*plan, *grid, *metric, ctx, *records);
 }
 
-}  // namespace
-
-int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
+int Main(const std::vector<std::string>& args, const CliContext& ctx) {
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "sweep-%Y%m%d-%H%M%S",
@@ -359,9 +403,19 @@ int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
     return 0;
   }
   if (!parsed.error.empty()) return Refuse(parsed.error);
-  const InterruptGuard guard;
+  const SignalGuard guard;
   if (!parsed.resume_dir.empty()) return Resume(parsed.resume_dir, ctx);
   return StartNew(*parsed.plan, ctx);
+}
+
+}  // namespace
+
+int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
+  try {
+    return Main(args, ctx);
+  } catch (const std::exception& e) {
+    return Failed(std::string("internal error: ") + e.what());
+  }
 }
 
 }  // namespace verbsemu::sweep

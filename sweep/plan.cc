@@ -195,7 +195,7 @@ std::string PlanToJson(const SweepPlan& plan) {
                   {"plot", plan.plot},
                   {"timeout_s", plan.timeout_s},
                   {"order", order}};
-  return j.dump(1) + "\n";
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 namespace {
