@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <stdexcept>
 
 #include "sweep/cli.h"
 #include "sweep/cli_test_util.h"
@@ -103,6 +104,24 @@ TEST_F(SweepCliTest, RunsPrintingInvalidUtf8AreRecorded) {
   EXPECT_NE(cut.find(long_line.substr(0, 200) + "..."), std::string::npos)
       << cut;
   EXPECT_EQ(Runs(dir_ / "runs.csv").size(), 25u);
+}
+
+// Whatever goes wrong inside, the sweep ends as a tool does: one line, and
+// the runs recorded before stay.
+TEST_F(SweepCliTest, AnExceptionIsOneLineAndExitOne) {
+  struct Throwing : FakeCommand {
+    RunOutcome Run(const RunRequest& r) override {
+      if (calls == 5) throw std::runtime_error("out of something");
+      return FakeCommand::Run(r);
+    }
+  } throwing;
+  ctx_.executor = &throwing;
+  EXPECT_EQ(Sweep(Args()), 1);
+  const std::string last =
+      stderr_.substr(stderr_.rfind('\n', stderr_.size() - 2) + 1);
+  EXPECT_EQ(last, "verbsemu sweep: internal error: out of something\n")
+      << stderr_;
+  EXPECT_EQ(Runs(dir_ / "runs.csv").size(), 4u);
 }
 
 // plan.json must give --resume the very command: bytes JSON cannot carry
