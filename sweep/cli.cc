@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -14,10 +14,11 @@
 #include "sweep/coverage.h"
 #include "sweep/engine.h"
 #include "sweep/internal/read_file.h"
-#include "sweep/launch_check.h"
 #include "sweep/output.h"
 #include "sweep/plan.h"
 #include "sweep/plot.h"
+#include "sweep/preflight.h"
+#include "sweep/internal/shim_build.h"
 #include "sweep/internal/write_file.h"
 #include "sweep/runs_csv.h"
 #include "sweep/session.h"
@@ -36,64 +37,6 @@ int Refuse(const std::string& line, int status = 2) {
 int Failed(const std::string& line) { return Refuse(line, 1); }
 
 bool Stopped() { return SweepInterrupts().any(); }
-
-// argv[0] as execvp would find it; "" when it would not.
-std::string Resolve(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    return access(program.c_str(), X_OK) == 0 ? program : "";
-  }
-  const char* path = getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    const size_t colon = std::min(dirs.find(':', start), dirs.size());
-    std::string c = colon == start ? "." : dirs.substr(start, colon - start);
-    c += "/";
-    c += program;
-    if (access(c.c_str(), X_OK) == 0) return c;
-    start = colon + 1;
-  }
-  return "";
-}
-
-MpiFlavour Flavour(const std::string& resolved, Executor* executor,
-                   const std::string& scratch_log) {
-  std::error_code ec;
-  const MpiFlavour by_path =
-      FlavourFromText(fs::canonical(resolved, ec).string());
-  if (by_path != MpiFlavour::kUnknown) return by_path;
-  const RunOutcome out =
-      executor->Run({{resolved, "--version"}, {}, scratch_log});
-  fs::remove(scratch_log, ec);
-  return FlavourFromText(out.output);
-}
-
-// What can be refused before anything runs: the command, the forwarding.
-std::string CheckCommand(const SweepPlan& plan, Executor* executor) {
-  const std::string resolved = Resolve(plan.command[0]);
-  if (resolved.empty()) {
-    return "cannot run '" + plan.command[0] + "': not found or not executable";
-  }
-  if (!IsMpiLauncher(plan.command) && plan.command[0] != "srun" &&
-      !plan.command[0].ends_with("/srun")) {
-    return "";
-  }
-  const MpiFlavour flavour =
-      IsMpiLauncher(plan.command)
-          ? Flavour(resolved, executor, plan.out_dir + "/mpirun-version.log")
-          : MpiFlavour::kUnknown;
-  const char* slurm = getenv("SLURM_EXPORT_ENV");
-  std::string problem = ForwardingProblem(plan.command, SweepVariables(),
-                                          flavour, slurm ? slurm : "");
-  if (problem.empty() && flavour == MpiFlavour::kUnknown &&
-      IsMpiLauncher(plan.command)) {
-    std::fprintf(stderr,
-                 "verbsemu sweep: note: cannot tell which MPI %s is; make "
-                 "sure it forwards LD_PRELOAD and VERBSEMU_* to every rank\n",
-                 plan.command[0].c_str());
-  }
-  return problem;
-}
 
 std::string Preload(const CliContext& ctx) {
   if (ctx.current_preload.empty() ||
@@ -125,46 +68,6 @@ void ShowProgress(const CliContext& ctx, const RunRecord& r, size_t done,
                "..............................", done, total,
                static_cast<int>(eta) / 60, static_cast<int>(eta) % 60, metric);
   if (done == total) std::fputc('\n', stderr);
-}
-
-}  // namespace
-
-namespace {
-
-// The baseline once before the sweep, not recorded: the command must run
-// and its metric must read, or the sweep stops before it starts.
-std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
-                  Executor* executor, const std::string& preload) {
-  SweepPlan pilot = plan;
-  pilot.pingpong.clear();
-  pilot.order = {{0, 0, false}};
-  for (size_t p = 0; p < grid.points.size(); ++p) {
-    if (grid.points[p].baseline()) pilot.order[0].point = static_cast<int>(p);
-  }
-  pilot.out_dir = plan.out_dir + "/pilot";
-  std::error_code ec;
-  fs::remove(pilot.out_dir + "/runs.csv", ec);  // an earlier pilot's
-  SweepEngine engine(pilot, grid, metric, executor, preload);
-  std::vector<RunRecord> records;
-  std::string why;
-  if (!engine.Run(&records, SweepInterrupts(), nullptr, &why)) return why;
-  if (Stopped()) return "interrupted during the pilot run; nothing ran yet";
-  if (records.empty()) return "the pilot run did not finish";
-  const RunRecord& r = records[0];
-  const std::string log = LogPath(pilot.out_dir, 0);
-  if (!r.metric) {
-    return "the pilot run (the baseline, before the sweep) gave no metric: " +
-           r.reason + " (see " + log + ")";
-  }
-  if (!r.valid) return "the pilot run was " + r.reason + " (see " + log + ")";
-  if (r.reports == 0) {
-    std::fprintf(stderr,
-                 "verbsemu sweep: note: no process of the pilot run opened an "
-                 "RDMA device under the shim, so the settings will change "
-                 "nothing (see %s)\n",
-                 log.c_str());
-  }
-  return "";
 }
 
 std::vector<std::vector<std::pair<std::string, std::string>>> Reports(
@@ -280,10 +183,18 @@ std::string NotEmpty(const std::string& dir) {
   return "";
 }
 
+std::string TimeoutText(double s) {
+  if (s <= 0) return "no time limit (--timeout none)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g s", s);
+  return buf;
+}
+
 // The command check and the pilot, before a sweep starts or resumes.
 int CheckBeforeRuns(const SweepPlan& plan, const Grid& grid,
                     const Metric& metric, const CliContext& ctx) {
-  const std::string problem = CheckCommand(plan, ctx.executor);
+  std::string problem = CheckCommand(plan, ctx.executor);
+  if (problem.empty()) problem = CheckDevices(getenv, "/sys/class/infiniband");
   if (!problem.empty()) return Refuse(problem);
   const std::string pilot =
       Pilot(plan, grid, metric, ctx.executor, Preload(ctx));
@@ -316,19 +227,25 @@ int StartNew(SweepPlan plan, const CliContext& ctx) {
   if (!why.empty()) return Refuse(why);
   if (const int rc = CheckBeforeRuns(plan, *grid, *metric, ctx)) return rc;
   Prepare(*grid, &plan);
+  const internal::ShimBuild shim = internal::IdentifyShim(ctx.lib_path);
+  plan.shim_path = shim.path;
+  plan.shim_version = shim.version;
+  plan.shim_digest = shim.digest;
   if (!internal::WriteFileAtomic(plan.out_dir + "/plan.json",
                                  PlanToJson(plan), &why)) {
     return Failed(why);
   }
   std::fprintf(stderr,
-               "verbsemu sweep: %zu points x %d blocks = %zu runs into %s\n",
+               "verbsemu sweep: %zu points x %d blocks = %zu runs into %s; "
+               "a run is ended after %s\n",
                grid->points.size(), plan.repeat, plan.order.size(),
-               plan.out_dir.c_str());
+               plan.out_dir.c_str(), TimeoutText(plan.timeout_s).c_str());
   std::vector<RunRecord> records;
   return Execute(plan, *grid, *metric, ctx, records);
 }
 
-// The runs recorded must be the plan's first ones, in its order.
+// The runs recorded must be the plan's first ones, in its order, at the
+// points the grid has at those indices.
 bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
                  const std::vector<RunRecord>& records) {
   if (records.size() > plan.order.size()) return false;
@@ -339,8 +256,12 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
     }
   }
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].run != static_cast<int>(i) ||
-        records[i].point != plan.order[i].point) {
+    const RunRecord& r = records[i];
+    const PlannedRun& planned = plan.order[i];
+    const GridPoint& point = grid.points[static_cast<size_t>(planned.point)];
+    if (r.run != static_cast<int>(i) || r.point != planned.point ||
+        r.latency != point.latency || r.bandwidth != point.bandwidth ||
+        (r.program == "pingpong") != planned.pingpong) {
       return false;
     }
   }
@@ -357,37 +278,103 @@ void RemoveTemps(const std::string& dir) {
   }
 }
 
-int Resume(const std::string& dir, const CliContext& ctx) {
+// "" when this shim is the build the sweep started with.
+std::string ShimChanged(const SweepPlan& plan, const CliContext& ctx) {
+  const internal::ShimBuild now = internal::IdentifyShim(ctx.lib_path);
+  if (plan.shim_path.empty() && plan.shim_digest.empty()) {
+    return plan.out_dir + "/plan.json does not say which shim build ran the "
+           "sweep (an older verbsemu wrote it): --force to go on anyway";
+  }
+  if (now.path == plan.shim_path && now.digest == plan.shim_digest) return "";
+  return plan.out_dir + " was swept with the shim " + plan.shim_path +
+         " (build " + plan.shim_version + ", digest " + plan.shim_digest +
+         "); this is " + now.path + " (build " + now.version + ", digest " +
+         now.digest + "): a fit across both would mix two shims; --force "
+         "to go on anyway";
+}
+
+struct Loaded {
+  std::optional<SweepPlan> plan;
+  std::optional<Grid> grid;
+  std::optional<Metric> metric;
+  std::optional<std::vector<RunRecord>> records;
+};
+
+// DIR's plan and runs, checked against each other; one line in `why`.
+Loaded Load(const std::string& dir, std::string* why) {
+  Loaded l;
+  bool ok = false;
+  const std::string plan_text = internal::ReadFile(dir + "/plan.json", &ok);
+  if (!ok) {
+    *why = dir + " holds no plan.json: not a sweep directory";
+    return {};
+  }
+  l.plan = PlanFromJson(plan_text, why);
+  if (!l.plan) {
+    *why = dir + "/" + *why;
+    return {};
+  }
+  l.plan->out_dir = dir;
+  l.grid = PlanGrid(*l.plan, why);
+  l.metric = Metric::Parse(l.plan->metric, l.plan->metric_file, why);
+  if (!l.grid || !l.metric) {
+    *why = dir + "/plan.json: " + *why;
+    return {};
+  }
+  const std::string csv = internal::ReadFile(dir + "/runs.csv", &ok);
+  l.records = ok ? ReadRunsCsv(csv, why) : std::vector<RunRecord>{};
+  if (!l.records) {
+    *why = dir + "/" + *why;
+  } else if (!MatchesPlan(*l.plan, *l.grid, *l.records)) {
+    *why = dir + "/runs.csv does not follow " + dir + "/plan.json";
+    l.records.reset();
+  }
+  return l;
+}
+
+// The recorded runs that gave no metric, run again; runs.csv is rewritten
+// as each ends.
+bool RetryFailed(const Loaded& l, const CliContext& ctx,
+                 std::vector<RunRecord>* records, std::string* why) {
+  SweepEngine engine(*l.plan, *l.grid, *l.metric, ctx.executor, Preload(ctx));
+  for (RunRecord& r : *records) {
+    if (r.metric || Stopped()) continue;
+    RunRecord again = engine.RunAgain(static_cast<size_t>(r.run),
+                                      SweepInterrupts());
+    if (Stopped()) break;  // interrupted mid-run: the old row stays
+    r = std::move(again);
+    if (!RewriteCsv(l.plan->out_dir, *records, why)) return false;
+  }
+  return true;
+}
+
+int Resume(const ParsedArgs& args, const CliContext& ctx) {
+  const std::string& dir = args.resume_dir;
   std::string why;
   DirLock lock;
   if (!fs::is_directory(dir)) return Refuse(dir + " is not a sweep directory");
   if (!lock.Take(dir, &why)) return Refuse(why);
   RemoveTemps(dir);
-  bool ok = false;
-  const std::string plan_text = internal::ReadFile(dir + "/plan.json", &ok);
-  if (!ok) return Refuse(dir + " holds no plan.json: not a sweep directory");
-  std::optional<SweepPlan> plan = PlanFromJson(plan_text, &why);
-  if (!plan) return Refuse(dir + "/" + why);
-  plan->out_dir = dir;
-  const std::optional<Grid> grid = PlanGrid(*plan, &why);
-  const std::optional<Metric> metric =
-      Metric::Parse(plan->metric, plan->metric_file, &why);
-  if (!grid || !metric) return Refuse(dir + "/plan.json: " + why);
-  const std::string csv = internal::ReadFile(dir + "/runs.csv", &ok);
-  std::optional<std::vector<RunRecord>> records =
-      ok ? ReadRunsCsv(csv, &why) : std::vector<RunRecord>{};
-  if (!records) return Refuse(dir + "/" + why);
-  if (!MatchesPlan(*plan, *grid, *records)) {
-    return Refuse(dir + "/runs.csv does not follow " + dir + "/plan.json");
-  }
+  Loaded l = Load(dir, &why);
+  if (!l.records) return Refuse(why);
+  std::vector<RunRecord>& records = *l.records;
   // Drops a row cut short by a kill.
-  if (!RewriteCsv(dir, *records, &why)) return Failed(why);
-  if (records->size() < plan->order.size()) {
-    if (const int rc = CheckBeforeRuns(*plan, *grid, *metric, ctx)) return rc;
+  if (!RewriteCsv(dir, records, &why)) return Failed(why);
+  const bool retry =
+      args.retry_failed &&
+      std::any_of(records.begin(), records.end(),
+                  [](const RunRecord& r) { return !r.metric; });
+  if (records.size() < l.plan->order.size() || retry) {
+    why = args.force ? "" : ShimChanged(*l.plan, ctx);
+    if (!why.empty()) return Refuse(why);
+    if (const int rc = CheckBeforeRuns(*l.plan, *l.grid, *l.metric, ctx)) {
+      return rc;
+    }
   }
+  if (retry && !RetryFailed(l, ctx, &records, &why)) return Failed(why);
   std::fprintf(stderr, "verbsemu sweep: resuming %s at run %zu of %zu\n",
-               dir.c_str(), records->size() + 1, plan->order.size());
-  return Execute(*plan, *grid, *metric, ctx, *records);
+               dir.c_str(), records.size() + 1, l.plan->order.size());
+  return Execute(*l.plan, *l.grid, *l.metric, ctx, records);
 }
 
 int Main(const std::vector<std::string>& args, const CliContext& ctx) {
@@ -404,7 +391,7 @@ int Main(const std::vector<std::string>& args, const CliContext& ctx) {
   }
   if (!parsed.error.empty()) return Refuse(parsed.error);
   const SignalGuard guard;
-  if (!parsed.resume_dir.empty()) return Resume(parsed.resume_dir, ctx);
+  if (!parsed.resume_dir.empty()) return Resume(parsed, ctx);
   return StartNew(*parsed.plan, ctx);
 }
 

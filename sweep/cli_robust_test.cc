@@ -136,6 +136,87 @@ TEST_F(SweepCliTest, ACommandThatIsNotUtf8IsRefused) {
   EXPECT_EQ(fake_.calls, 0);
 }
 
+// A device list with a typo, or a program that reaches libibverbs where
+// the shim cannot see it: no run would be emulated.
+TEST_F(SweepCliTest, APilotWithNoShimReportStopsTheSweep) {
+  fake_.tweak = [](int, double, std::string* report, std::string*) {
+    report->clear();
+  };
+  EXPECT_EQ(Sweep(Args()), 2);
+  EXPECT_TRUE(OneLine(stderr_)) << stderr_;
+  EXPECT_NE(stderr_.find("--allow-unemulated"), std::string::npos) << stderr_;
+  EXPECT_EQ(fake_.calls, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "runs.csv"));
+}
+
+// Stopped, then resumed where the command no longer works (a module not
+// loaded, a device gone): nothing more is recorded as a failure.
+TEST_F(SweepCliTest, ResumeRunsThePilotAgain) {
+  fake_.tweak = [](int call, double, std::string*, std::string*) {
+    if (call == 8) std::raise(SIGINT);
+  };
+  ASSERT_EQ(Sweep(Args()), 130) << stderr_;
+  fake_.tweak = [](int, double, std::string*, std::string* output) {
+    *output = "error while loading shared libraries\n";
+  };
+  EXPECT_EQ(Sweep({"--resume", dir_.string()}), 2);
+  EXPECT_TRUE(OneLine(stderr_)) << stderr_;
+  EXPECT_NE(stderr_.find("the pilot run"), std::string::npos) << stderr_;
+  EXPECT_EQ(Runs(dir_ / "runs.csv").size(), 6u);
+  EXPECT_EQ(fake_.calls, 8 + 1);
+}
+
+TEST_F(SweepCliTest, AnotherShimBuildIsRefusedWithoutForce) {
+  const fs::path lib = dir_.string() + "-libverbsemu.so";
+  std::ofstream(lib) << "build 1";
+  ctx_.lib_path = lib.string();
+  fake_.tweak = [](int call, double, std::string*, std::string*) {
+    if (call == 8) std::raise(SIGINT);
+  };
+  ASSERT_EQ(Sweep(Args()), 130) << stderr_;
+  const Json plan = Json::parse(Slurp(dir_ / "plan.json"));
+  EXPECT_EQ(plan["shim"]["path"], lib.string());
+  EXPECT_FALSE(plan["shim"]["version"].get<std::string>().empty());
+  std::ofstream(lib) << "build 2";
+  fake_.tweak = nullptr;
+  EXPECT_EQ(Sweep({"--resume", dir_.string()}), 2);
+  EXPECT_TRUE(OneLine(stderr_)) << stderr_;
+  EXPECT_NE(stderr_.find("would mix two shims"), std::string::npos)
+      << stderr_;
+  EXPECT_EQ(fake_.calls, 8);
+  EXPECT_EQ(Sweep({"--resume", dir_.string(), "--force"}), 0) << stderr_;
+  EXPECT_EQ(Runs(dir_ / "runs.csv").size(), 25u);
+}
+
+TEST_F(SweepCliTest, RetryFailedRunsTheFailedRunsAgain) {
+  fake_.exit_code = [](int call) { return call == 3 || call == 4 ? 1 : 0; };
+  ASSERT_EQ(Sweep(Args()), 1) << stderr_;
+  std::vector<RunRecord> runs = Runs(dir_ / "runs.csv");
+  ASSERT_EQ(runs.size(), 25u);
+  EXPECT_FALSE(runs[1].metric);
+  EXPECT_FALSE(runs[2].metric);
+  fake_.exit_code = nullptr;
+  EXPECT_EQ(Sweep({"--resume", dir_.string(), "--retry-failed"}), 0)
+      << stderr_;
+  runs = Runs(dir_ / "runs.csv");
+  ASSERT_EQ(runs.size(), 25u);
+  for (const RunRecord& r : runs) EXPECT_TRUE(r.valid) << RunsCsvRow(r);
+  EXPECT_EQ(fake_.calls, 26 + 1 + 2);  // the pilot and the two failed
+}
+
+// An edited plan.json that renumbers the grid's points.
+TEST_F(SweepCliTest, RowsAtOtherSettingsThanTheirPointAreRefused) {
+  fake_.tweak = [](int call, double, std::string*, std::string*) {
+    if (call == 8) std::raise(SIGINT);
+  };
+  ASSERT_EQ(Sweep(Args()), 130) << stderr_;
+  Json plan = Json::parse(Slurp(dir_ / "plan.json"));
+  plan["latencies"] = "0,2us,1us,5us,10us";
+  std::ofstream(dir_ / "plan.json") << plan.dump();
+  EXPECT_EQ(Sweep({"--resume", dir_.string()}), 2);
+  EXPECT_NE(stderr_.find("does not follow"), std::string::npos) << stderr_;
+}
+
 // The sweep in a child process, on a 64 KiB tmpfs mounted in a mount
 // namespace of its own: the logs and reports fill it, then runs.csv cannot
 // grow past its first page. The child reports through files outside the tmpfs.

@@ -180,7 +180,7 @@ TEST_F(SweepCliTest, RunsWithNoReportAnywhereAreInvalid) {
   fake_.tweak = [](int, double, std::string* report, std::string*) {
     report->clear();
   };
-  ASSERT_EQ(Sweep(Args()), 1) << stderr_;
+  ASSERT_EQ(Sweep(Args({"--allow-unemulated"})), 1) << stderr_;
   const Json result = Result();
   ASSERT_FALSE(result["runs"].empty());
   for (const Json& r : result["runs"]) {

@@ -136,6 +136,13 @@ RunRecord SweepEngine::RunOne(size_t index) {
   return r;
 }
 
+RunRecord SweepEngine::RunAgain(size_t index, const Interrupts& stop) {
+  stop_ = &stop;
+  RunRecord r = RunOne(index);
+  stop_ = nullptr;
+  return r;
+}
+
 bool SweepEngine::Run(std::vector<RunRecord>* records,
                       const Interrupts& stop, const Progress& progress,
                       std::string* why, const internal::FileOps& ops) {

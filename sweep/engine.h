@@ -37,6 +37,9 @@ class SweepEngine {
            const Progress& progress, std::string* why,
            const internal::FileOps& ops = internal::SystemFileOps());
 
+  // Planned run `index` once more (--retry-failed), passing `stop` on.
+  RunRecord RunAgain(size_t index, const Interrupts& stop);
+
   // The request for planned run `index`: command, environment, log.
   RunRequest Request(size_t index) const;
 
