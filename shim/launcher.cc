@@ -136,6 +136,22 @@ Step ParseOption(const std::vector<std::string>& args, size_t& i,
   return Step::kNext;
 }
 
+// srun's --export=ALL,K=V,... list is split at every comma, so a value
+// with one (normal(10us,2us), a device list) would reach the ranks cut
+// short, and the shim would refuse it there.
+std::string SrunCannotCarry(const LaunchPlan& plan) {
+  for (const auto* list : {&plan.env, &plan.stack_env}) {
+    for (const auto& [k, v] : *list) {
+      if (v.find(',') == std::string::npos) continue;
+      return "--format srun: " + k + "=" + Printable(v) +
+             " has a comma, at which srun's --export list would cut it; "
+             "export the variables (export $(verbsemu env FLAGS)) and run "
+             "srun --export=ALL";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 LaunchPlan ParseLauncherArgs(
@@ -155,6 +171,10 @@ LaunchPlan ParseLauncherArgs(
   }
   for (const auto& [var, value] : kStackEnv) {
     if (getenv(var) == nullptr) plan.stack_env.emplace_back(var, value);
+  }
+  if (plan.format == LaunchPlan::Format::kSrun) {
+    plan.error = SrunCannotCarry(plan);
+    if (!plan.ok()) return plan;
   }
   if (plan.mode == LaunchPlan::Mode::kRun) {
     plan.command.assign(args.begin() + static_cast<long>(i), args.end());

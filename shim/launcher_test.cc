@@ -94,6 +94,23 @@ TEST(LauncherTest, MpirunAndSrunFormats) {
             "FI_EFA_USE_DATA_PATH_DIRECT=0");
 }
 
+// srun splits --export=ALL,K=V,... at commas: a value with one would reach
+// the ranks cut short and leave them unemulated.
+TEST(LauncherTest, TheSrunFormatRefusesAValueWithAComma) {
+  const LaunchPlan p = ParseLauncherArgs(
+      {"env", "--format=srun", "--latency=normal(10us,2us)"}, NoEnv);
+  EXPECT_FALSE(p.ok());
+  EXPECT_NE(p.error.find("VERBSEMU_LATENCY=normal(10us,2us) has a comma"),
+            std::string::npos)
+      << p.error;
+  EXPECT_EQ(p.error.find('\n'), std::string::npos);
+  // The other formats carry it whole.
+  EXPECT_TRUE(ParseLauncherArgs(
+                  {"env", "--format=mpirun", "--latency=normal(10us,2us)"},
+                  NoEnv)
+                  .ok());
+}
+
 // libfabric's EFA provider would write work requests into the device's
 // queues itself (no verb per message): both `run` and `env` turn that off,
 // unless the user chose a value.

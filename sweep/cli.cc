@@ -2,115 +2,41 @@
 
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 #include "sweep/analysis.h"
 #include "sweep/coverage.h"
 #include "sweep/engine.h"
 #include "sweep/internal/read_file.h"
-#include "sweep/launch_check.h"
 #include "sweep/output.h"
 #include "sweep/plan.h"
 #include "sweep/plot.h"
+#include "sweep/preflight.h"
+#include "sweep/internal/shim_build.h"
+#include "sweep/internal/write_file.h"
 #include "sweep/runs_csv.h"
+#include "sweep/session.h"
 
 namespace verbsemu::sweep {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free);
-
-extern "C" void OnInterrupt(int) { g_stop.store(true); }
-
-// Ctrl-C sets g_stop for as long as a sweep runs (the pilot included): each
-// run is in a process group of its own, which the terminal's SIGINT does
-// not reach, so the sweep must live to pass it on.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = OnInterrupt;  // no SA_RESTART
-    sigaction(SIGINT, &sa, &old_);
-    g_stop.store(false);
-  }
-  ~InterruptGuard() { sigaction(SIGINT, &old_, nullptr); }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  struct sigaction old_ {};
-};
-
-int Refuse(const std::string& line) {
+int Refuse(const std::string& line, int status = 2) {
   std::fprintf(stderr, "verbsemu sweep: %s\n", line.c_str());
-  return 2;
+  return status;
 }
 
-// argv[0] as execvp would find it; "" when it would not.
-std::string Resolve(const std::string& program) {
-  if (program.find('/') != std::string::npos) {
-    return access(program.c_str(), X_OK) == 0 ? program : "";
-  }
-  const char* path = getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    const size_t colon = std::min(dirs.find(':', start), dirs.size());
-    std::string c = colon == start ? "." : dirs.substr(start, colon - start);
-    c += "/";
-    c += program;
-    if (access(c.c_str(), X_OK) == 0) return c;
-    start = colon + 1;
-  }
-  return "";
-}
+// A file the sweep could not write: the disk is full, or DIR went away.
+int Failed(const std::string& line) { return Refuse(line, 1); }
 
-MpiFlavour Flavour(const std::string& resolved, Executor* executor,
-                   const std::string& scratch_log) {
-  std::error_code ec;
-  const MpiFlavour by_path =
-      FlavourFromText(fs::canonical(resolved, ec).string());
-  if (by_path != MpiFlavour::kUnknown) return by_path;
-  const RunOutcome out =
-      executor->Run({{resolved, "--version"}, {}, scratch_log});
-  fs::remove(scratch_log, ec);
-  return FlavourFromText(out.output);
-}
-
-// What can be refused before anything runs: the command, the forwarding.
-std::string CheckCommand(const SweepPlan& plan, Executor* executor) {
-  const std::string resolved = Resolve(plan.command[0]);
-  if (resolved.empty()) {
-    return "cannot run '" + plan.command[0] + "': not found or not executable";
-  }
-  if (!IsMpiLauncher(plan.command) && plan.command[0] != "srun" &&
-      !plan.command[0].ends_with("/srun")) {
-    return "";
-  }
-  const MpiFlavour flavour =
-      IsMpiLauncher(plan.command)
-          ? Flavour(resolved, executor, plan.out_dir + "/mpirun-version.log")
-          : MpiFlavour::kUnknown;
-  const char* slurm = getenv("SLURM_EXPORT_ENV");
-  std::string problem = ForwardingProblem(plan.command, SweepVariables(),
-                                          flavour, slurm ? slurm : "");
-  if (problem.empty() && flavour == MpiFlavour::kUnknown &&
-      IsMpiLauncher(plan.command)) {
-    std::fprintf(stderr,
-                 "verbsemu sweep: note: cannot tell which MPI %s is; make "
-                 "sure it forwards LD_PRELOAD and VERBSEMU_* to every rank\n",
-                 plan.command[0].c_str());
-  }
-  return problem;
-}
+bool Stopped() { return SweepInterrupts().any(); }
 
 std::string Preload(const CliContext& ctx) {
   if (ctx.current_preload.empty() ||
@@ -144,44 +70,6 @@ void ShowProgress(const CliContext& ctx, const RunRecord& r, size_t done,
   if (done == total) std::fputc('\n', stderr);
 }
 
-}  // namespace
-
-namespace {
-
-// The baseline once before the sweep, not recorded: the command must run
-// and its metric must read, or the sweep stops before it starts.
-std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
-                  Executor* executor, const std::string& preload) {
-  SweepPlan pilot = plan;
-  pilot.pingpong.clear();
-  pilot.order = {{0, 0, false}};
-  for (size_t p = 0; p < grid.points.size(); ++p) {
-    if (grid.points[p].baseline()) pilot.order[0].point = static_cast<int>(p);
-  }
-  pilot.out_dir = plan.out_dir + "/pilot";
-  SweepEngine engine(pilot, grid, metric, executor, preload);
-  std::vector<RunRecord> records;
-  std::string why;
-  if (!engine.Run(&records, g_stop, nullptr, &why)) return why;
-  if (g_stop.load()) return "interrupted during the pilot run; nothing ran yet";
-  if (records.empty()) return "the pilot run did not finish";
-  const RunRecord& r = records[0];
-  const std::string log = LogPath(pilot.out_dir, 0);
-  if (!r.metric) {
-    return "the pilot run (the baseline, before the sweep) gave no metric: " +
-           r.reason + " (see " + log + ")";
-  }
-  if (!r.valid) return "the pilot run was " + r.reason + " (see " + log + ")";
-  if (r.reports == 0) {
-    std::fprintf(stderr,
-                 "verbsemu sweep: note: no process of the pilot run opened an "
-                 "RDMA device under the shim, so the settings will change "
-                 "nothing (see %s)\n",
-                 log.c_str());
-  }
-  return "";
-}
-
 std::vector<std::vector<std::pair<std::string, std::string>>> Reports(
     const std::string& dir, size_t runs) {
   std::vector<std::vector<std::pair<std::string, std::string>>> out(runs);
@@ -196,30 +84,46 @@ std::vector<std::vector<std::pair<std::string, std::string>>> Reports(
   return out;
 }
 
-void RewriteCsv(const std::string& dir, const std::vector<RunRecord>& recs) {
-  const std::string tmp = dir + "/runs.csv.tmp";
-  {
-    std::ofstream out(tmp);
-    out << RunsCsvHeader() << "\n";
-    for (const RunRecord& r : recs) out << RunsCsvRow(r) << "\n";
-  }
-  std::error_code ec;
-  fs::rename(tmp, dir + "/runs.csv", ec);
+bool RewriteCsv(const std::string& dir, const std::vector<RunRecord>& recs,
+                std::string* why) {
+  std::string text = RunsCsvHeader() + "\n";
+  for (const RunRecord& r : recs) text += RunsCsvRow(r) + "\n";
+  return internal::WriteFileAtomic(dir + "/runs.csv", text, why);
+}
+
+int Interrupted(const SweepPlan& plan, size_t done) {
+  const int sig = SweepInterrupts().signal.load();
+  std::fprintf(stderr,
+               "verbsemu sweep: %s after %zu of %zu runs; go on with: "
+               "verbsemu sweep --resume %s\n",
+               sig == SIGINT ? "interrupted"
+                             : ("stopped by SIG" + std::string(sigabbrev_np(sig)))
+                                   .c_str(),
+               done,
+               plan.order.size(), plan.out_dir.c_str());
+  return 128 + sig;
 }
 
 // Outputs and the exit status once the runs are over (or interrupted).
 int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
            std::vector<RunRecord>& records, bool interrupted) {
   CheckReportCounts(&records);
-  RewriteCsv(plan.out_dir, records);
+  std::string why;
+  if (!RewriteCsv(plan.out_dir, records, &why)) return Failed(why);
   const Analysis a = Analyze(grid, records, plan.metric == "runtime");
   std::printf("%s", TableText(a, plan.metric).c_str());
-  std::ofstream(plan.out_dir + "/sweep.json")
-      << SweepJson(plan, a, records, Reports(plan.out_dir, records.size()));
-  std::string why;
-  const std::vector<std::string> pngs =
-      plan.plot ? Plot(a, plan.metric, plan.out_dir, ctx.executor, &why)
-                : std::vector<std::string>{};
+  if (!internal::WriteFileAtomic(
+          plan.out_dir + "/sweep.json",
+          SweepJson(plan, a, records, Reports(plan.out_dir, records.size())),
+          &why)) {
+    return Failed(why);
+  }
+  const PlotResult plot = plan.plot
+                             ? Plot(a, plan.metric, plan.out_dir, ctx.executor)
+                             : PlotResult{};
+  if (!plot.error.empty()) return Failed(plot.error);
+  const std::vector<std::string>& pngs = plot.pngs;
+  why = plot.note;
   std::printf("runs: %s/runs.csv; everything: %s/sweep.json",
               plan.out_dir.c_str(), plan.out_dir.c_str());
   for (const std::string& p : pngs)
@@ -227,13 +131,7 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
   std::printf("\n");
   if (!why.empty())
     std::fprintf(stderr, "verbsemu sweep: no plots: %s\n", why.c_str());
-  if (interrupted) {
-    std::fprintf(stderr,
-                 "verbsemu sweep: interrupted after %zu of %zu runs; go on "
-                 "with: verbsemu sweep --resume %s\n",
-                 records.size(), plan.order.size(), plan.out_dir.c_str());
-    return 130;
-  }
+  if (interrupted) return Interrupted(plan, records.size());
   if (!a.all_valid || a.failed_runs > 0) {
     std::fprintf(stderr,
                  "verbsemu sweep: %d runs failed and %d were not emulated; "
@@ -252,7 +150,7 @@ int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
   const size_t first = records.size();
   std::string why;
   const bool ok = engine.Run(
-      &records, g_stop,
+      &records, SweepInterrupts(),
       [&](const RunRecord& r, size_t done) {
         const double s = std::chrono::duration<double>(
                              std::chrono::steady_clock::now() - start)
@@ -260,47 +158,94 @@ int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
         ShowProgress(ctx, r, done - first, plan.order.size() - first, s);
       },
       &why);
-  if (ctx.terminal && g_stop.load()) std::fputc('\n', stderr);
-  if (!ok) return Refuse(why);
-  return Finish(plan, grid, ctx, records, g_stop.load());
+  if (ctx.terminal && Stopped()) std::fputc('\n', stderr);
+  if (!ok) {
+    return Failed(why + "; the " + std::to_string(records.size()) +
+                  " runs before are kept (--resume " + plan.out_dir +
+                  " once there is room)");
+  }
+  return Finish(plan, grid, ctx, records, Stopped());
+}
+
+// One line when `dir` holds anything but what a refused start leaves (its
+// pilot, the lock, a temp file of a write cut short).
+std::string NotEmpty(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name == "pilot" || name == DirLock::kName ||
+        internal::IsTempName(name)) {
+      continue;
+    }
+    return dir + " is not empty: give another --out, or --resume " + dir +
+           " to continue the sweep in it";
+  }
+  return "";
+}
+
+std::string TimeoutText(double s) {
+  if (s <= 0) return "no time limit (--timeout none)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g s", s);
+  return buf;
+}
+
+// The command check and the pilot, before a sweep starts or resumes.
+int CheckBeforeRuns(const SweepPlan& plan, const Grid& grid,
+                    const Metric& metric, const CliContext& ctx) {
+  std::string problem = CheckCommand(plan, ctx.executor);
+  if (problem.empty()) problem = CheckDevices(getenv, "/sys/class/infiniband");
+  if (!problem.empty()) return Refuse(problem);
+  const std::string pilot =
+      Pilot(plan, grid, metric, ctx.executor, Preload(ctx));
+  if (!pilot.empty() && Stopped()) {
+    std::fprintf(stderr, "verbsemu sweep: %s\n", pilot.c_str());
+    return 128 + SweepInterrupts().signal.load();
+  }
+  return pilot.empty() ? 0 : Refuse(pilot);
 }
 
 int StartNew(SweepPlan plan, const CliContext& ctx) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(plan.out_dir, ec)) {
-    // What a refused start leaves (its pilot) may be overwritten.
-    if (e.path().filename() == "pilot") continue;
-    return Refuse(plan.out_dir +
-                  " is not empty: give another --out, or --resume " +
-                  plan.out_dir + " to continue the sweep in it");
-  }
-  std::string why;
+  std::string why = NotEmpty(plan.out_dir);
+  if (!why.empty()) return Refuse(why);
   const std::optional<Grid> grid = PlanGrid(plan, &why);
   const std::optional<Metric> metric =
       Metric::Parse(plan.metric, plan.metric_file, &why);
   if (!grid || !metric) return Refuse(why);
+  const std::optional<SweepPlan> kept = PlanFromJson(PlanToJson(plan), &why);
+  if (!kept || kept->command != plan.command ||
+      kept->pingpong != plan.pingpong) {
+    return Refuse("the command is not valid UTF-8, which plan.json cannot "
+                  "keep for --resume: run it through a script");
+  }
+  std::error_code ec;
   fs::create_directories(plan.out_dir, ec);
   if (ec) return Refuse("cannot create " + plan.out_dir + ": " + ec.message());
-  const std::string problem = CheckCommand(plan, ctx.executor);
-  if (!problem.empty()) return Refuse(problem);
-  const std::string pilot =
-      Pilot(plan, *grid, *metric, ctx.executor, Preload(ctx));
-  if (!pilot.empty() && g_stop.load()) {
-    std::fprintf(stderr, "verbsemu sweep: %s\n", pilot.c_str());
-    return 130;
-  }
-  if (!pilot.empty()) return Refuse(pilot);
+  DirLock lock;
+  if (!lock.Take(plan.out_dir, &why)) return Refuse(why);
+  why = NotEmpty(plan.out_dir);  // another sweep may have been quicker
+  if (!why.empty()) return Refuse(why);
+  if (const int rc = CheckBeforeRuns(plan, *grid, *metric, ctx)) return rc;
   Prepare(*grid, &plan);
-  std::ofstream(plan.out_dir + "/plan.json") << PlanToJson(plan);
+  const internal::ShimBuild shim = internal::IdentifyShim(ctx.lib_path);
+  plan.shim_path = shim.path;
+  plan.shim_version = shim.version;
+  plan.shim_digest = shim.digest;
+  if (!internal::WriteFileAtomic(plan.out_dir + "/plan.json",
+                                 PlanToJson(plan), &why)) {
+    return Failed(why);
+  }
   std::fprintf(stderr,
-               "verbsemu sweep: %zu points x %d blocks = %zu runs into %s\n",
+               "verbsemu sweep: %zu points x %d blocks = %zu runs into %s; "
+               "a run is ended after %s\n",
                grid->points.size(), plan.repeat, plan.order.size(),
-               plan.out_dir.c_str());
+               plan.out_dir.c_str(), TimeoutText(plan.timeout_s).c_str());
   std::vector<RunRecord> records;
   return Execute(plan, *grid, *metric, ctx, records);
 }
 
-// The runs recorded must be the plan's first ones, in its order.
+// The runs recorded must be the plan's first ones, in its order, at the
+// points the grid has at those indices.
 bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
                  const std::vector<RunRecord>& records) {
   if (records.size() > plan.order.size()) return false;
@@ -311,42 +256,128 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
     }
   }
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].run != static_cast<int>(i) ||
-        records[i].point != plan.order[i].point) {
+    const RunRecord& r = records[i];
+    const PlannedRun& planned = plan.order[i];
+    const GridPoint& point = grid.points[static_cast<size_t>(planned.point)];
+    if (r.run != static_cast<int>(i) || r.point != planned.point ||
+        r.latency != point.latency || r.bandwidth != point.bandwidth ||
+        (r.program == "pingpong") != planned.pingpong) {
       return false;
     }
   }
   return true;
 }
 
-int Resume(const std::string& dir, const CliContext& ctx) {
-  bool ok = false;
-  const std::string plan_text = internal::ReadFile(dir + "/plan.json", &ok);
-  if (!ok) return Refuse(dir + " holds no plan.json: not a sweep directory");
-  std::string why;
-  std::optional<SweepPlan> plan = PlanFromJson(plan_text, &why);
-  if (!plan) return Refuse(dir + "/" + why);
-  plan->out_dir = dir;
-  const std::optional<Grid> grid = PlanGrid(*plan, &why);
-  const std::optional<Metric> metric =
-      Metric::Parse(plan->metric, plan->metric_file, &why);
-  if (!grid || !metric) return Refuse(dir + "/plan.json: " + why);
-  const std::string csv = internal::ReadFile(dir + "/runs.csv", &ok);
-  std::optional<std::vector<RunRecord>> records =
-      ok ? ReadRunsCsv(csv, &why) : std::vector<RunRecord>{};
-  if (!records) return Refuse(dir + "/" + why);
-  if (!MatchesPlan(*plan, *grid, *records)) {
-    return Refuse(dir + "/runs.csv does not follow " + dir + "/plan.json");
+// Temp files of writes a kill cut short.
+void RemoveTemps(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (internal::IsTempName(e.path().filename().string())) {
+      fs::remove(e.path(), ec);
+    }
   }
-  RewriteCsv(dir, *records);  // drops a row cut short by a kill
-  std::fprintf(stderr, "verbsemu sweep: resuming %s at run %zu of %zu\n",
-               dir.c_str(), records->size() + 1, plan->order.size());
-  return Execute(*plan, *grid, *metric, ctx, *records);
 }
 
-}  // namespace
+// "" when this shim is the build the sweep started with.
+std::string ShimChanged(const SweepPlan& plan, const CliContext& ctx) {
+  const internal::ShimBuild now = internal::IdentifyShim(ctx.lib_path);
+  if (plan.shim_path.empty() && plan.shim_digest.empty()) {
+    return plan.out_dir + "/plan.json does not say which shim build ran the "
+           "sweep (an older verbsemu wrote it): --force to go on anyway";
+  }
+  if (now.path == plan.shim_path && now.digest == plan.shim_digest) return "";
+  return plan.out_dir + " was swept with the shim " + plan.shim_path +
+         " (build " + plan.shim_version + ", digest " + plan.shim_digest +
+         "); this is " + now.path + " (build " + now.version + ", digest " +
+         now.digest + "): a fit across both would mix two shims; --force "
+         "to go on anyway";
+}
 
-int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
+struct Loaded {
+  std::optional<SweepPlan> plan;
+  std::optional<Grid> grid;
+  std::optional<Metric> metric;
+  std::optional<std::vector<RunRecord>> records;
+};
+
+// DIR's plan and runs, checked against each other; one line in `why`.
+Loaded Load(const std::string& dir, std::string* why) {
+  Loaded l;
+  bool ok = false;
+  const std::string plan_text = internal::ReadFile(dir + "/plan.json", &ok);
+  if (!ok) {
+    *why = dir + " holds no plan.json: not a sweep directory";
+    return {};
+  }
+  l.plan = PlanFromJson(plan_text, why);
+  if (!l.plan) {
+    *why = dir + "/" + *why;
+    return {};
+  }
+  l.plan->out_dir = dir;
+  l.grid = PlanGrid(*l.plan, why);
+  l.metric = Metric::Parse(l.plan->metric, l.plan->metric_file, why);
+  if (!l.grid || !l.metric) {
+    *why = dir + "/plan.json: " + *why;
+    return {};
+  }
+  const std::string csv = internal::ReadFile(dir + "/runs.csv", &ok);
+  l.records = ok ? ReadRunsCsv(csv, why) : std::vector<RunRecord>{};
+  if (!l.records) {
+    *why = dir + "/" + *why;
+  } else if (!MatchesPlan(*l.plan, *l.grid, *l.records)) {
+    *why = dir + "/runs.csv does not follow " + dir + "/plan.json";
+    l.records.reset();
+  }
+  return l;
+}
+
+// The recorded runs that gave no metric, run again; runs.csv is rewritten
+// as each ends.
+bool RetryFailed(const Loaded& l, const CliContext& ctx,
+                 std::vector<RunRecord>* records, std::string* why) {
+  SweepEngine engine(*l.plan, *l.grid, *l.metric, ctx.executor, Preload(ctx));
+  for (RunRecord& r : *records) {
+    if (r.metric || Stopped()) continue;
+    RunRecord again = engine.RunAgain(static_cast<size_t>(r.run),
+                                      SweepInterrupts());
+    if (Stopped()) break;  // interrupted mid-run: the old row stays
+    r = std::move(again);
+    if (!RewriteCsv(l.plan->out_dir, *records, why)) return false;
+  }
+  return true;
+}
+
+int Resume(const ParsedArgs& args, const CliContext& ctx) {
+  const std::string& dir = args.resume_dir;
+  std::string why;
+  DirLock lock;
+  if (!fs::is_directory(dir)) return Refuse(dir + " is not a sweep directory");
+  if (!lock.Take(dir, &why)) return Refuse(why);
+  RemoveTemps(dir);
+  Loaded l = Load(dir, &why);
+  if (!l.records) return Refuse(why);
+  std::vector<RunRecord>& records = *l.records;
+  // Drops a row cut short by a kill.
+  if (!RewriteCsv(dir, records, &why)) return Failed(why);
+  const bool retry =
+      args.retry_failed &&
+      std::any_of(records.begin(), records.end(),
+                  [](const RunRecord& r) { return !r.metric; });
+  if (records.size() < l.plan->order.size() || retry) {
+    why = args.force ? "" : ShimChanged(*l.plan, ctx);
+    if (!why.empty()) return Refuse(why);
+    if (const int rc = CheckBeforeRuns(*l.plan, *l.grid, *l.metric, ctx)) {
+      return rc;
+    }
+  }
+  if (retry && !RetryFailed(l, ctx, &records, &why)) return Failed(why);
+  std::fprintf(stderr, "verbsemu sweep: resuming %s at run %zu of %zu\n",
+               dir.c_str(), records.size() + 1, l.plan->order.size());
+  return Execute(*l.plan, *l.grid, *l.metric, ctx, records);
+}
+
+int Main(const std::vector<std::string>& args, const CliContext& ctx) {
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "sweep-%Y%m%d-%H%M%S",
@@ -359,9 +390,19 @@ int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
     return 0;
   }
   if (!parsed.error.empty()) return Refuse(parsed.error);
-  const InterruptGuard guard;
-  if (!parsed.resume_dir.empty()) return Resume(parsed.resume_dir, ctx);
+  const SignalGuard guard;
+  if (!parsed.resume_dir.empty()) return Resume(parsed, ctx);
   return StartNew(*parsed.plan, ctx);
+}
+
+}  // namespace
+
+int SweepMain(const std::vector<std::string>& args, const CliContext& ctx) {
+  try {
+    return Main(args, ctx);
+  } catch (const std::exception& e) {
+    return Failed(std::string("internal error: ") + e.what());
+  }
 }
 
 }  // namespace verbsemu::sweep

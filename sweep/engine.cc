@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "shim/knobs.h"
@@ -18,17 +17,22 @@ std::string Env(std::string_view flag) {
   return std::string(shim::FindKnobByFlag(flag)->env);
 }
 
-std::string LastLine(const std::string& text) {
-  size_t end = text.find_last_not_of("\n\r ");
-  if (end == std::string::npos) return "";
-  const size_t start = text.rfind('\n', end);
-  const std::string line =
-      text.substr(start == std::string::npos ? 0 : start + 1,
-                  end - (start == std::string::npos ? 0 : start + 1) + 1);
-  return line.size() > 200 ? line.substr(0, 200) + "..." : line;
-}
-
 }  // namespace
+
+std::string LastLine(const std::string& text) {
+  constexpr size_t kMax = 200;
+  const size_t end = text.find_last_not_of("\n\r ");
+  if (end == std::string::npos) return "";
+  const size_t nl = text.rfind('\n', end);
+  const size_t start = nl == std::string::npos ? 0 : nl + 1;
+  std::string line = text.substr(start, end - start + 1);
+  if (line.size() <= kMax) return line;
+  size_t cut = kMax;  // back to a byte that starts a character
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return line.substr(0, cut) + "...";
+}
 
 std::vector<std::string> SweepVariables() {
   return {"LD_PRELOAD", Env("--latency"), Env("--bandwidth"), Env("--bw-mode"),
@@ -101,6 +105,10 @@ RunRecord SweepEngine::RunOne(size_t index) {
   const RunOutcome out = executor_->Run(req);
   r.wall_s = out.wall_s;
   r.status = out.Describe();
+  if (out.leftovers > 0) {
+    r.status += " (" + std::to_string(out.leftovers) +
+                " of its processes outlived it and were killed)";
+  }
   const Coverage cov = JudgeReportDir(ReportDir(plan_.out_dir, index));
   r.reports = cov.reports;
   std::string why;
@@ -128,30 +136,37 @@ RunRecord SweepEngine::RunOne(size_t index) {
   return r;
 }
 
-bool SweepEngine::Run(std::vector<RunRecord>* records,
-                      const std::atomic<bool>& stop, const Progress& progress,
-                      std::string* why) {
-  const std::string csv = plan_.out_dir + "/runs.csv";
+RunRecord SweepEngine::RunAgain(size_t index, const Interrupts& stop) {
   stop_ = &stop;
+  RunRecord r = RunOne(index);
+  stop_ = nullptr;
+  return r;
+}
+
+bool SweepEngine::Run(std::vector<RunRecord>* records,
+                      const Interrupts& stop, const Progress& progress,
+                      std::string* why, const internal::FileOps& ops) {
+  const std::string csv = plan_.out_dir + "/runs.csv";
   std::error_code ec;
   fs::create_directories(plan_.out_dir + "/logs", ec);
   const bool fresh = !fs::exists(csv);
-  std::ofstream out(csv, std::ios::app);
-  if (!out) {
-    *why = "cannot write " + csv;
+  internal::Appender out(ops);
+  if (!out.Open(csv, why) || (fresh && !out.Append(RunsCsvHeader(), why))) {
     return false;
   }
-  if (fresh) out << RunsCsvHeader() << "\n" << std::flush;
-  for (size_t i = records->size(); i < plan_.order.size(); ++i) {
-    if (stop.load()) break;
+  stop_ = &stop;
+  bool ok = true;
+  for (size_t i = records->size(); ok && i < plan_.order.size(); ++i) {
+    if (stop.any()) break;
     RunRecord r = RunOne(i);
-    if (stop.load()) break;  // interrupted mid-run: not a measurement
-    out << RunsCsvRow(r) << "\n" << std::flush;
+    if (stop.any()) break;  // interrupted mid-run: not a measurement
+    ok = out.Append(RunsCsvRow(r), why);
+    if (!ok) break;
     records->push_back(std::move(r));
     if (progress) progress(records->back(), records->size());
   }
   stop_ = nullptr;
-  return true;
+  return ok;
 }
 
 void CheckReportCounts(std::vector<RunRecord>* records) {

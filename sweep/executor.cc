@@ -1,12 +1,15 @@
 #include "sweep/executor.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -14,6 +17,12 @@
 
 namespace verbsemu::sweep {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // The child's side: only async-signal-safe calls would be strictly needed
 // in a threaded parent; the sweep is single-threaded, and everything here
@@ -34,29 +43,100 @@ namespace {
   _exit(127);
 }
 
-// Reaps `pid`, passing Ctrl-C on and ending its group at the deadline.
-int WaitFor(pid_t pid, const RunRequest& req, bool* timed_out) {
-  using Clock = std::chrono::steady_clock;
+// Live (not zombie) processes in process group `pgid`, from /proc.
+int GroupSize(pid_t pgid) {
+  if (kill(-pgid, 0) != 0) return 0;  // the common case, without a scan
+  int count = 0;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return 0;
+  while (const dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    const std::string path = std::string("/proc/") + e->d_name + "/stat";
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;  // it ended meanwhile
+    char buf[512];
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) continue;
+    const std::string stat(buf, static_cast<size_t>(n));
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    if (std::sscanf(stat.c_str() + paren + 1, " %c %ld %ld", &state, &ppid,
+                    &pgrp) == 3 &&
+        pgrp == pgid && state != 'Z') {
+      ++count;
+    }
+  }
+  closedir(proc);
+  return count;
+}
+
+// Reaps what is ours of group `pgid` (orphans come to the subreaper).
+void ReapGroup(pid_t pgid) {
+  while (waitpid(-pgid, nullptr, WNOHANG) > 0) {
+  }
+}
+
+// After the leader: the group's leftovers, counted, then ended.
+int EndGroup(pid_t pgid, double grace_s) {
+  ReapGroup(pgid);
+  const int left = GroupSize(pgid);
+  if (left == 0) return 0;
+  kill(-pgid, SIGTERM);
   const auto start = Clock::now();
-  bool interrupted = false;
+  bool killed = false;
+  while (GroupSize(pgid) > 0 && Since(start) < 2 * grace_s + 5) {
+    if (!killed && Since(start) > grace_s) {
+      kill(-pgid, SIGKILL);
+      killed = true;
+    }
+    ReapGroup(pgid);
+    usleep(2000);
+  }
+  ReapGroup(pgid);
+  return left;
+}
+
+// Where a run is on its way to being ended.
+struct Escalation {
+  int step = 0;  // 0 none, 1 signal passed on, 2 SIGTERM sent, 3 SIGKILL
+  double next_s = 0;
+  int seen = 0;  // interrupts acted on
+};
+
+// One look at the clock and the interrupts: what to send the group now.
+void Escalate(pid_t pid, const RunRequest& req, double s, Escalation* e,
+              bool* timed_out) {
+  const int count = req.interrupt ? req.interrupt->count.load() : 0;
+  if (count > e->seen && e->step < 3) {
+    if (count == 1 && e->step == 0) {
+      kill(-pid, req.interrupt->signal.load());
+      *e = {1, s + req.grace_s, count};
+    } else {
+      kill(-pid, SIGKILL);  // a second signal: at once
+      *e = {3, 0, count};
+    }
+  }
+  if (req.timeout_s > 0 && s > req.timeout_s && e->step == 0) {
+    *timed_out = true;
+    kill(-pid, SIGTERM);
+    *e = {2, s + req.grace_s, e->seen};
+  } else if ((e->step == 1 || e->step == 2) && s > e->next_s) {
+    kill(-pid, e->step == 1 ? SIGTERM : SIGKILL);
+    *e = {e->step + 1, s + req.grace_s, e->seen};
+  }
+}
+
+// Reaps `pid`, passing signals on and ending its group at the deadline.
+int WaitFor(pid_t pid, const RunRequest& req, bool* timed_out) {
+  const auto start = Clock::now();
   int status = 0;
-  for (int signal_sent = 0;;) {
+  for (Escalation e;;) {
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid || (r < 0 && errno != EINTR)) return status;
-    if (!interrupted && req.interrupt != nullptr && req.interrupt->load()) {
-      interrupted = true;
-      kill(-pid, SIGINT);
-    }
-    const double s =
-        std::chrono::duration<double>(Clock::now() - start).count();
-    if (req.timeout_s > 0 && s > req.timeout_s && signal_sent == 0) {
-      *timed_out = true;
-      kill(-pid, SIGTERM);
-      signal_sent = 1;
-    } else if (signal_sent == 1 && s > req.timeout_s + 5) {
-      kill(-pid, SIGKILL);
-      signal_sent = 2;
-    }
+    Escalate(pid, req, Since(start), &e, timed_out);
     usleep(2000);  // 2 ms: against runs of seconds, a negligible error
   }
 }
@@ -91,7 +171,9 @@ RunOutcome ProcessExecutor::Run(const RunRequest& request) {
     argv.push_back(const_cast<char*>(a.c_str()));
   }
   argv.push_back(nullptr);
-  const auto start = std::chrono::steady_clock::now();
+  // Orphans of the command come to the sweep, which reaps them.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  const auto start = Clock::now();
   const pid_t pid = fork();
   if (pid == 0) Exec(argv, request.env, log_fd);
   close(log_fd);
@@ -102,15 +184,14 @@ RunOutcome ProcessExecutor::Run(const RunRequest& request) {
   setpgid(pid, pid);  // as the child does: whichever runs first
   out.started = true;
   const int status = WaitFor(pid, request, &out.timed_out);
-  out.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  out.wall_s = Since(start);
+  out.leftovers = EndGroup(pid, request.grace_s);
   if (WIFSIGNALED(status)) {
     out.signal = WTERMSIG(status);
   } else {
     out.exit_code = WEXITSTATUS(status);
   }
-  out.output = internal::ReadFile(request.log_path);
+  out.output = internal::ReadFileTail(request.log_path, max_output_);
   return out;
 }
 

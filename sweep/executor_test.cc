@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -47,10 +51,21 @@ TEST(ProcessExecutorTest, SignalsAndMissingPrograms) {
   EXPECT_NE(nolog.error.find("/no/such/dir/x.log"), std::string::npos);
 }
 
+// The process whose pid the command wrote to `path` is gone (and reaped).
+bool Gone(const std::string& path) {
+  std::ifstream in(path);
+  pid_t pid = 0;
+  if (!(in >> pid) || pid <= 0) return false;
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 TEST(ProcessExecutorTest, ATimeoutEndsTheCommandAndWhatItStarted) {
   ProcessExecutor ex;
-  RunRequest req{
-      {"/bin/sh", "-c", "sleep 30 & echo started; wait"}, {}, Log("timeout")};
+  const std::string pid = Log("timeout-pid");
+  RunRequest req{{"/bin/sh", "-c",
+                  "sleep 30 & echo $! >\"$0\"; echo started; wait", pid},
+                 {},
+                 Log("timeout")};
   req.timeout_s = 0.3;
   const RunOutcome r = ex.Run(req);
   EXPECT_TRUE(r.timed_out);
@@ -59,30 +74,101 @@ TEST(ProcessExecutorTest, ATimeoutEndsTheCommandAndWhatItStarted) {
   EXPECT_LT(r.wall_s, 20);  // not the 30 s the command asked for
   EXPECT_EQ(r.output, "started\n");
   // The background sleep was in the command's group: it is gone too.
-  EXPECT_NE(std::system("pgrep -f '^sleep 30$' >/dev/null"), 0);
+  EXPECT_TRUE(Gone(pid));
+}
+
+// Runs `script` (which gets a file to touch once its traps are set as $0)
+// and sends the sweep's signals once it is ready.
+RunOutcome Interrupt(const std::string& script, int signal, int times,
+                     double grace_s) {
+  ProcessExecutor ex;
+  Interrupts interrupts;
+  const std::string ready = Log("interrupt-ready");
+  std::remove(ready.c_str());
+  RunRequest req{{"/bin/sh", "-c", script, ready}, {}, Log("interrupt")};
+  req.interrupt = &interrupts;
+  req.grace_s = grace_s;
+  std::thread press([&] {
+    while (access(ready.c_str(), F_OK) != 0) usleep(10000);
+    interrupts.signal = signal;
+    interrupts.count += times;
+  });
+  RunOutcome r = ex.Run(req);
+  press.join();
+  return r;
 }
 
 TEST(ProcessExecutorTest, CtrlCIsPassedToTheCommand) {
-  ProcessExecutor ex;
-  std::atomic<bool> interrupt{false};
-  const std::string ready = Log("interrupt-ready");
-  std::remove(ready.c_str());
-  RunRequest req{{"/bin/sh", "-c",
-                  "trap 'echo got INT; exit 3' INT; touch \"$0\"; "
-                  "while :; do sleep 0.05; done",
-                  ready},
-                 {},
-                 Log("interrupt")};
-  req.interrupt = &interrupt;
-  // Ctrl-C once the command has set its trap.
-  std::thread press([&] {
-    while (access(ready.c_str(), F_OK) != 0) usleep(10000);
-    interrupt = true;
-  });
-  const RunOutcome r = ex.Run(req);
-  press.join();
+  const RunOutcome r = Interrupt(
+      "trap 'echo got INT; exit 3' INT; touch \"$0\"; "
+      "while :; do sleep 0.05; done",
+      SIGINT, 1, 60);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.output, "got INT\n");
+}
+
+TEST(ProcessExecutorTest, SigtermAndSighupArePassedOnAsThemselves) {
+  for (int sig : {SIGTERM, SIGHUP}) {
+    const RunOutcome r = Interrupt(
+        "trap 'echo got TERM; exit 4' TERM; trap 'echo got HUP; exit 5' HUP; "
+        "touch \"$0\"; while :; do sleep 0.05; done",
+        sig, 1, 60);
+    EXPECT_EQ(r.exit_code, sig == SIGTERM ? 4 : 5) << sig;
+  }
+}
+
+// An application that ignores Ctrl-C (an MPI launcher waiting on its
+// ranks) is sent SIGTERM after the grace period.
+TEST(ProcessExecutorTest, ARunThatIgnoresCtrlCGetsSigtermAfterTheGrace) {
+  const RunOutcome r = Interrupt(
+      "trap '' INT; touch \"$0\"; while :; do sleep 0.05; done", SIGINT, 1,
+      0.2);
+  EXPECT_EQ(r.Describe(), "killed by SIGTERM");
+}
+
+TEST(ProcessExecutorTest, ARunThatIgnoresSigtermTooGetsSigkill) {
+  const RunOutcome r = Interrupt(
+      "trap '' INT TERM; touch \"$0\"; while :; do sleep 0.05; done",
+      SIGINT, 1, 0.2);
+  EXPECT_EQ(r.Describe(), "killed by SIGKILL");
+}
+
+TEST(ProcessExecutorTest, ASecondCtrlCKillsAtOnce) {
+  // A grace of a minute: only the second Ctrl-C can end it in time.
+  const RunOutcome r = Interrupt(
+      "trap '' INT TERM; touch \"$0\"; while :; do sleep 0.05; done",
+      SIGINT, 2, 60);
+  EXPECT_EQ(r.Describe(), "killed by SIGKILL");
+  EXPECT_LT(r.wall_s, 30);
+}
+
+// A daemon or helper the command left behind would overlap the next run.
+TEST(ProcessExecutorTest, ProcessesOutlivingTheLeaderAreCountedAndEnded) {
+  ProcessExecutor ex;
+  const std::string pids = Log("leftover-pids");
+  RunRequest req{
+      {"/bin/sh", "-c",
+       "sleep 30 & echo $! >\"$0\"; (trap '' TERM; sleep 30) & echo done",
+       pids},
+      {},
+      Log("leftover")};
+  req.grace_s = 0.2;  // then SIGKILL for the one that ignores SIGTERM
+  const RunOutcome r = ex.Run(req);
+  EXPECT_TRUE(r.ok()) << r.Describe();
+  EXPECT_EQ(r.leftovers, 2);
+  EXPECT_EQ(r.output, "done\n");
+  EXPECT_TRUE(Gone(pids));
+}
+
+TEST(ProcessExecutorTest, OnlyTheEndOfAHugeOutputIsKept) {
+  ProcessExecutor ex(1000);
+  const RunOutcome r = ex.Run({{"/bin/sh", "-c",
+                                "head -c 100000 /dev/zero | tr '\\0' x; "
+                                "echo; echo value t=3"},
+                               {},
+                               Log("huge")});
+  EXPECT_EQ(r.output.size(), 1000u);
+  EXPECT_TRUE(r.output.ends_with("x\nvalue t=3\n")) << r.output.substr(900);
 }
 
 TEST(ProcessExecutorTest, TheCommandReadsNothingFromTheSweepsStdin) {

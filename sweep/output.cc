@@ -195,7 +195,7 @@ std::string SweepJson(
                   {"fits", FitsJson(a)},
                   {"all_valid", a.all_valid},
                   {"runs", runs}};
-  return j.dump(1) + "\n";
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace verbsemu::sweep

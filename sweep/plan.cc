@@ -48,14 +48,34 @@ bool SetOption(const std::string& name, const std::string& value,
     plan->pingpong = value;
   } else if (name == "--timeout") {
     std::string why;
-    const auto ns = units::ParseDurationNs(value, &why);
-    if (!ns || *ns <= 0) {
+    const auto ns = value == "none" ? std::optional<double>(0)
+                                    : units::ParseDurationNs(value, &why);
+    if (!ns || (*ns <= 0 && value != "none")) {
       out->error = "--timeout='" + value + "': expected a duration such as " +
-                   "300s or 1500ms";
+                   "300s or 1500ms, or none";
     }
     plan->timeout_s = ns ? *ns / 1e9 : 0;
   } else if (name == "--resume") {
     out->resume_dir = value;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Options without a value; `*resume` counts those --resume takes.
+bool SetSwitch(const std::string& a, SweepPlan* plan, ParsedArgs* out,
+               int* resume) {
+  if (a == "--no-plot") {
+    plan->plot = false;
+  } else if (a == "--allow-unemulated") {
+    plan->allow_unemulated = true;
+  } else if (a == "--force") {
+    out->force = true;
+    ++*resume;
+  } else if (a == "--retry-failed") {
+    out->retry_failed = true;
+    ++*resume;
   } else {
     return false;
   }
@@ -77,7 +97,7 @@ void Validate(SweepPlan& plan, ParsedArgs* out) {
 
 std::string SweepUsage() {
   return "usage: verbsemu sweep [FLAGS] -- COMMAND ARGS...\n"
-         "       verbsemu sweep --resume DIR\n"
+         "       verbsemu sweep --resume DIR [--retry-failed] [--force]\n"
          "  --latency LIST     added one-way latencies (0,1us,2us,5us)\n"
          "  --bandwidth LIST   bandwidths: shares (100%,50%) or rates\n"
          "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n"
@@ -88,10 +108,20 @@ std::string SweepUsage() {
          "                     runtime slope normalises c_a to 1 (the\n"
          "                     metric must then be a time in seconds)\n"
          "  --seed N           the order's random seed (default: clock)\n"
-         "  --timeout D        end a run after D (300s): its process group\n"
-         "                     gets SIGTERM, then SIGKILL; the run fails\n"
+         "  --timeout D        end a run after D (default 1h; none: never):\n"
+         "                     its process group gets SIGTERM, then SIGKILL\n"
+         "                     5 s later; the run fails\n"
+         "  --allow-unemulated go on when the pilot run wrote no shim\n"
+         "                     report (no process opened an RDMA device\n"
+         "                     under the shim)\n"
          "  --out DIR          where runs, logs, reports and plots go\n"
-         "  --no-plot          no PNGs (gnuplot is not needed then)\n";
+         "  --no-plot          no PNGs (gnuplot is not needed then)\n"
+         "  --retry-failed     (with --resume) run the failed runs again\n"
+         "  --force            (with --resume) go on with a shim build other\n"
+         "                     than the one the sweep started with\n"
+         "Ctrl-C, SIGTERM or SIGHUP stop the sweep: the run under way gets the\n"
+         "signal, SIGTERM 5 s later, SIGKILL 5 s after that (a second signal:\n"
+         "SIGKILL at once); what ran is kept for --resume.\n";
 }
 
 ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
@@ -101,7 +131,7 @@ ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
   plan.seed = seed;
   plan.out_dir = default_out;
   size_t i = 0;
-  int options = 0;
+  int options = 0, resume_switches = 0;
   for (; i < args.size() && out.error.empty(); ++i, ++options) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -112,10 +142,7 @@ ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
       out.help = true;
       return out;
     }
-    if (a == "--no-plot") {
-      plan.plot = false;
-      continue;
-    }
+    if (SetSwitch(a, &plan, &out, &resume_switches)) continue;
     const size_t eq = a.find('=');
     const std::string name = a.substr(0, eq);
     std::string value;
@@ -135,9 +162,15 @@ ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
   }
   if (!out.error.empty()) return out;
   if (!out.resume_dir.empty()) {
-    if (i < args.size() || options != 1) {
-      out.error = "--resume DIR takes nothing else: the plan is in DIR";
+    if (i < args.size() || options - resume_switches != 1) {
+      out.error =
+          "--resume DIR takes only --retry-failed and --force: the plan is "
+          "in DIR";
     }
+    return out;
+  }
+  if (resume_switches > 0) {
+    out.error = "--retry-failed and --force go with --resume DIR";
     return out;
   }
   plan.command.assign(args.begin() + static_cast<long>(i), args.end());
@@ -194,8 +227,13 @@ std::string PlanToJson(const SweepPlan& plan) {
                   {"pingpong", plan.pingpong},
                   {"plot", plan.plot},
                   {"timeout_s", plan.timeout_s},
+                  {"allow_unemulated", plan.allow_unemulated},
+                  {"shim",
+                   {{"path", plan.shim_path},
+                    {"version", plan.shim_version},
+                    {"digest", plan.shim_digest}}},
                   {"order", order}};
-  return j.dump(1) + "\n";
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 namespace {
@@ -243,6 +281,12 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.pingpong = j.at("pingpong");
     plan.plot = j.at("plot");
     plan.timeout_s = j.at("timeout_s");
+    // Not in the plans of older versions.
+    plan.allow_unemulated = j.value("allow_unemulated", false);
+    const Json shim = j.value("shim", Json::object());
+    plan.shim_path = shim.value("path", "");
+    plan.shim_version = shim.value("version", "");
+    plan.shim_digest = shim.value("digest", "");
     for (const Json& r : j.at("order")) {
       plan.order.push_back(
           {Whole<int>(r.at(0)), Whole<int>(r.at(1)), r.at(2) == 1});

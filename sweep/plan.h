@@ -31,13 +31,21 @@ struct SweepPlan {
   std::string pingpong;  // a shell command line; "" for none
   std::string out_dir;
   bool plot = true;
-  double timeout_s = 0;           // per run; 0: none
+  double timeout_s = kDefaultTimeoutS;  // per run; 0: none
+  // A pilot run with no shim report is refused unless this is set.
+  bool allow_unemulated = false;
+  // Which shim ran the sweep: --resume refuses another without --force.
+  std::string shim_path, shim_version, shim_digest;
   std::vector<PlannedRun> order;  // filled by Prepare()
+
+  static constexpr double kDefaultTimeoutS = 3600;
 };
 
 struct ParsedArgs {
   std::optional<SweepPlan> plan;  // a new sweep
   std::string resume_dir;         // or --resume DIR
+  bool force = false;             // --resume with another shim build
+  bool retry_failed = false;      // --resume runs failed runs again
   bool help = false;
   std::string error;  // one line; exit 2
 };

@@ -28,6 +28,46 @@ TEST(PlanTest, FlagsAndTheCommand) {
   EXPECT_EQ(q.plan->command, (std::vector<std::string>{"./app", "-v"}));
 }
 
+// A run that hangs must not hold the sweep forever: a real default, shown
+// in the usage and kept in plan.json.
+TEST(PlanTest, ARunHasATimeoutByDefault) {
+  const ParsedArgs p = ParseSweepArgs({"--", "./app"}, "o", 1);
+  ASSERT_TRUE(p.plan) << p.error;
+  EXPECT_EQ(p.plan->timeout_s, 3600);
+  EXPECT_NE(SweepUsage().find("default 1h"), std::string::npos);
+  std::string why;
+  EXPECT_EQ(PlanFromJson(PlanToJson(*p.plan), &why)->timeout_s, 3600) << why;
+  const ParsedArgs none =
+      ParseSweepArgs({"--timeout", "none", "--", "./app"}, "o", 1);
+  ASSERT_TRUE(none.plan) << none.error;
+  EXPECT_EQ(none.plan->timeout_s, 0);
+}
+
+TEST(PlanTest, ResumeTakesItsTwoSwitchesAndNothingElse) {
+  const ParsedArgs p =
+      ParseSweepArgs({"--resume", "d", "--retry-failed", "--force"}, "o", 1);
+  EXPECT_TRUE(p.error.empty()) << p.error;
+  EXPECT_TRUE(p.retry_failed);
+  EXPECT_TRUE(p.force);
+  EXPECT_FALSE(ParseSweepArgs({"--force", "--", "./app"}, "o", 1).plan);
+}
+
+TEST(PlanTest, ThePlanKeepsTheShimBuildAndTheEmulationCheck) {
+  SweepPlan plan;
+  plan.command = {"./app"};
+  plan.shim_path = "/opt/libverbsemu.so";
+  plan.shim_version = "v1-3-gabc";
+  plan.shim_digest = "0123";
+  plan.allow_unemulated = true;
+  std::string why;
+  const auto back = PlanFromJson(PlanToJson(plan), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->shim_path, plan.shim_path);
+  EXPECT_EQ(back->shim_version, plan.shim_version);
+  EXPECT_EQ(back->shim_digest, plan.shim_digest);
+  EXPECT_TRUE(back->allow_unemulated);
+}
+
 TEST(PlanTest, RefusalsAreOneLine) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{

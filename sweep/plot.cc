@@ -1,7 +1,9 @@
 #include "sweep/plot.h"
 
 #include <cstdio>
-#include <fstream>
+#include <utility>
+
+#include "sweep/internal/write_file.h"
 
 namespace verbsemu::sweep {
 namespace {
@@ -103,17 +105,22 @@ PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric) {
   return files;
 }
 
-std::vector<std::string> Plot(const Analysis& a, const std::string& metric,
-                              const std::string& dir, Executor* executor,
-                              std::string* why) {
+PlotResult Plot(const Analysis& a, const std::string& metric,
+                const std::string& dir, Executor* executor) {
   const PlotFiles f = MakePlotFiles(a, metric);
+  PlotResult res;
+  std::string* why = &res.note;
   if (f.pngs.empty()) {
     *why = "nothing to plot (no valid point)";
-    return {};
+    return res;
   }
-  std::ofstream(dir + "/latency.dat") << f.latency_data;
-  std::ofstream(dir + "/bandwidth.dat") << f.bandwidth_data;
-  std::ofstream(dir + "/plot.gp") << f.script;
+  const std::pair<const char*, const std::string*> files[] = {
+      {"/latency.dat", &f.latency_data},
+      {"/bandwidth.dat", &f.bandwidth_data},
+      {"/plot.gp", &f.script}};
+  for (const auto& [name, text] : files) {
+    if (!internal::WriteFileAtomic(dir + name, *text, &res.error)) return res;
+  }
   RunRequest req;
   // gnuplot resolves the script's relative names in its working directory.
   req.argv = {"/bin/sh", "-c", "cd \"$1\" && exec gnuplot plot.gp", "sh", dir};
@@ -122,14 +129,15 @@ std::vector<std::string> Plot(const Analysis& a, const std::string& metric,
   if (out.started && out.exit_code == 127) {
     *why = "gnuplot is not installed here; draw them where it is: cd " + dir +
            " && gnuplot plot.gp";
-    return {};
+    return res;
   }
   if (!out.ok()) {
     *why = "gnuplot failed (" + out.Describe() + "; see " + req.log_path +
            "); the data and plot.gp are in " + dir;
-    return {};
+    return res;
   }
-  return f.pngs;
+  res.pngs = f.pngs;
+  return res;
 }
 
 }  // namespace verbsemu::sweep

@@ -20,11 +20,15 @@ struct PlotFiles {
 
 PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric);
 
-// Writes the files into `dir` and runs gnuplot; the PNGs made, or an empty
-// list and one line in `why`.
-std::vector<std::string> Plot(const Analysis& a, const std::string& metric,
-                              const std::string& dir, Executor* executor,
-                              std::string* why);
+struct PlotResult {
+  std::vector<std::string> pngs;  // made
+  std::string note;   // one line when none was made (no gnuplot, ...)
+  std::string error;  // one line when a file could not be written
+};
+
+// Writes the files into `dir` (each replaced atomically) and runs gnuplot.
+PlotResult Plot(const Analysis& a, const std::string& metric,
+                const std::string& dir, Executor* executor);
 
 }  // namespace verbsemu::sweep
 

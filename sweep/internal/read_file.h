@@ -11,6 +11,9 @@ namespace verbsemu::sweep::internal {
 // opened.
 std::string ReadFile(const std::string& path, bool* ok = nullptr);
 
+// At most the last `max` bytes of `path` (a run's log can be gigabytes).
+std::string ReadFileTail(const std::string& path, size_t max);
+
 }  // namespace verbsemu::sweep::internal
 
 #endif  // VERBSEMU_SWEEP_INTERNAL_READ_FILE_H_
