@@ -291,15 +291,16 @@ loggp_point_check() {
 }
 
 # ---- compare: the regression gate ------------------------------------------
-# Two native runs and one with both ends under the shim at +10 us one way
-# (RTT/2 +10 us), interleaved: native, shim, native, 10,000 rounds of 8 B
+# Two native runs and one with both ends under the shim at +50 us one way
+# (RTT/2 +50 us), interleaved: native, shim, native, 10,000 rounds of 8 B
 # each. The natives must pass --max-median-ratio 1.5 (exit 0) and the shim
 # run must fail 1.1 (exit 1). The limits, from the test bed
 # (tools/compare_noise.sh; docs/verbsbench.md, "Comparing two runs"): in one
 # boot per topology, the medians of 10,000-round native runs were 11.9-15.8
-# us, 1.32x apart at most, and the shim runs' at least 1.40x the slowest
-# native (at 1,000 rounds a run can sit in a slower mode for most of its
-# rounds: a median of 20.4 us was seen).
+# us, 1.32x apart at most (at 1,000 rounds a run can sit in a slower mode
+# for most of its rounds: a median of 20.4 us was seen). +50 us keeps the
+# shim run above 1.1x on a busy host too: with the host's 2 cores at load
+# average 9-11, a +10 us run stayed within 1.1x of its native.
 # A run whose median is over 3x its minimum had most of its rounds wait out
 # the guest's timer ticks (medians of 1.7-3.6 ms, 2 of the 48 runs of
 # tools/compare_noise.sh's table; docs/soft-roce.md): the test bed's state,
@@ -347,11 +348,11 @@ compare_rc() {
 # verdicts are not both as expected, each retry named in the output: a host
 # whose load changes between runs moves medians by more than 1.5x (the test
 # bed's state); a compare or a shim that is wrong fails every triple.
-@test "compare: two native lat runs pass --max-median-ratio 1.5, a +10us shim run fails 1.1" {
+@test "compare: two native lat runs pass --max-median-ratio 1.5, a +50us shim run fails 1.1" {
   [ -x "$VERBSEMU" ] || flunk "no shim launcher $VERBSEMU: bazel build //shim:verbsemu //shim:libverbsemu.so"
-  local shim=("$VERBSEMU" run --latency 10us --report "$VM_LOGDIR/shim.report" --) rc=0 run try n s
+  local shim=("$VERBSEMU" run --latency 50us --report "$VM_LOGDIR/shim.report" --) rc=0 run try n s
   for try in 1 2 3; do
-    for run in native1:10000 shim10:10000 native2:10000; do
+    for run in native1:10000 shim50:10000 native2:10000; do
       local tag=${run%:*}_$try
       VB_PREFIX=()
       [[ "$tag" != shim* ]] || VB_PREFIX=("${shim[@]}")
@@ -360,16 +361,16 @@ compare_rc() {
     done
     VB_PREFIX=()
     n=$(compare_rc "native1_$try" "native2_$try" --max-median-ratio 1.5)
-    s=$(compare_rc "native1_$try" "shim10_$try" --max-median-ratio 1.1)
+    s=$(compare_rc "native1_$try" "shim50_$try" --max-median-ratio 1.1)
     [ "$n" = 0 ] && [ "$s" = 1 ] && break
     echo "# triple $try: natives' compare exited $n (want 0), the shim run's $s (want 1): again" >&3
   done
   report_saw "$VM_LOGDIR/shim.report" || flunk "the shim saw no work requests" "$VM_LOGDIR/shim.report"
   compare_runs natives 0 "native1_$try" "native2_$try" --max-median-ratio 1.5
-  compare_runs shim 1 "native1_$try" "shim10_$try" --max-median-ratio 1.1
+  compare_runs shim 1 "native1_$try" "shim50_$try" --max-median-ratio 1.1
   grep -q "^verbsbench compare: lat send size 8: p50 ratio .* > 1.1$" "$VM_LOGDIR/shim.err" ||
     flunk "exit 1 without the median's crossing line" "$VM_LOGDIR/shim.err"
-  for run in native_raw:1000 shim10_raw:1000; do
+  for run in native_raw:1000 shim50_raw:1000; do
     local tag=${run%:*}
     VB_PREFIX=()
     [[ "$tag" != shim* ]] || VB_PREFIX=("${shim[@]}")
@@ -377,10 +378,10 @@ compare_rc() {
     [ "$rc" = 0 ] || flunk "no clean $tag run in 5 tries (exit $rc): the test bed's host is too busy"
   done
   VB_PREFIX=()
-  compare_runs raw 1 native_raw shim10_raw --distance-from raw --max-ks 0.5
+  compare_runs raw 1 native_raw shim50_raw --distance-from raw --max-ks 0.5
   grep -q "distances from raw samples" "$VM_LOGDIR/raw.out" || flunk "not from the raw samples" "$VM_LOGDIR/raw.out"
   grep -q "^verbsbench compare: lat send size 8: KS .* > 0.5$" "$VM_LOGDIR/raw.err" ||
-    flunk "+10 us is not at a KS distance above 0.5" "$VM_LOGDIR/raw.err"
+    flunk "+50 us is not at a KS distance above 0.5" "$VM_LOGDIR/raw.err"
 }
 
 # ---- rank map, provenance, launchers ---------------------------------------
