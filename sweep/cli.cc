@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "sweep/analysis.h"
+#include "sweep/answer.h"
 #include "sweep/coverage.h"
 #include "sweep/engine.h"
 #include "sweep/internal/read_file.h"
@@ -18,6 +19,7 @@
 #include "sweep/output.h"
 #include "sweep/plan.h"
 #include "sweep/plot.h"
+#include "sweep/presets.h"
 #include "sweep/runs_csv.h"
 
 namespace verbsemu::sweep {
@@ -212,11 +214,16 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
            std::vector<RunRecord>& records, bool interrupted) {
   CheckReportCounts(&records);
   RewriteCsv(plan.out_dir, records);
-  const Analysis a = Analyze(grid, records, plan.metric == "runtime");
+  const Analysis a = Analyze(
+      grid, records, LabelFor(plan.metric, plan.metric_name, plan.metric_unit));
   std::printf("%s", TableText(a, plan.metric).c_str());
   std::ofstream(plan.out_dir + "/sweep.json")
       << SweepJson(plan, a, records, Reports(plan.out_dir, records.size()));
   std::string why;
+  if (!WriteLlampFiles(a, plan.out_dir, &why)) {
+    std::fprintf(stderr, "verbsemu sweep: %s\n", why.c_str());
+    why.clear();
+  }
   const std::vector<std::string> pngs =
       plan.plot ? Plot(a, plan.metric, plan.out_dir, ctx.executor, &why)
                 : std::vector<std::string>{};
