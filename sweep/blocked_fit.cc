@@ -27,7 +27,7 @@ double KendallVariance(std::vector<double> xs) {
 using Blocks = std::map<int, std::vector<size_t>>;  // block -> run indices
 
 // Sen's interval from the sorted slopes: the order statistics
-// (N - C)/2 and (N + C)/2 + 1 (1-based), widened outward to whole ranks.
+// (N - C)/2 and (N + C)/2 + 1 (1-based, rounded), as in TheilSen().
 Interval SenInterval(const std::vector<double>& sorted, double var_s) {
   const double big_n = static_cast<double>(sorted.size());
   const double c = kZ975 * std::sqrt(std::max(0.0, var_s));
@@ -35,7 +35,7 @@ Interval SenInterval(const std::vector<double>& sorted, double var_s) {
     const double r = std::clamp(rank, 1.0, big_n);
     return sorted[static_cast<size_t>(r) - 1];
   };
-  return {at(std::floor((big_n - c) / 2)), at(std::ceil((big_n + c) / 2) + 1)};
+  return {at(std::round((big_n - c) / 2)), at(std::round((big_n + c) / 2 + 1))};
 }
 
 // Offsets per block, residuals, the robust scale and the outliers.
