@@ -91,9 +91,9 @@ void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
   a->latency_blocked = FitBlocked(lat.x, lat.y, lat.block);
   for (size_t i : a->latency_blocked.outliers) {
     const RunRecord& r = *lat.runs[i];
-    a->set_aside.push_back({r.run, r.block, r.latency, *r.metric,
-                            a->latency_blocked.residuals[i] /
-                                a->latency_blocked.scale});
+    a->set_aside.push_back(
+        {r.run, r.block, r.latency, *r.metric,
+         a->latency_blocked.residuals[i] / a->latency_blocked.scale});
   }
   a->latency = FitLine(lat.x, lat.y);
   a->latency_robust = TheilSen(lat.x, lat.y);

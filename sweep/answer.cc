@@ -32,8 +32,8 @@ std::string HeadlineText(const Analysis& a) {
                     " runs in " + std::to_string(f.blocks) + " blocks)\n";
   for (const SetAside& s : a.set_aside) {
     out += "  set aside: run " + std::to_string(s.run) + " (" + s.latency +
-           ", block " + std::to_string(s.block) + "): " +
-           Fmt("%.6g", s.metric) + ", " + Fmt("%+.1f", s.scales) +
+           ", block " + std::to_string(s.block) +
+           "): " + Fmt("%.6g", s.metric) + ", " + Fmt("%+.1f", s.scales) +
            " robust SDs off its block's line\n";
   }
   return out;
@@ -43,8 +43,7 @@ std::string NoisyText(const Analysis& a) {
   std::string out;
   for (const PointResult& p : a.points) {
     if (!p.noisy) continue;
-    out += (out.empty() ? "noisy points (CV over " +
-                              Fmt("%.0f", kNoisyFactor) +
+    out += (out.empty() ? "noisy points (CV over " + Fmt("%.0f", kNoisyFactor) +
                               "x the points' median): "
                         : std::string(", ")) +
            p.point.latency + "/" + p.point.bandwidth + " CV " +
@@ -62,12 +61,13 @@ std::string ToleranceText(const char* what, const std::vector<Tolerance>& ts,
   std::string out;
   for (const Tolerance& t : ts) {
     if (!t.ok) continue;
-    out += std::string(what) + " within " + Fmt("%.0f%%", t.within * 100) +
-           " of the baseline: " + Bound(t.value * scale, format) +
-           " (95% CI " + Bound(t.ci.lo * scale, format) + " .. " +
-           Bound(t.ci.hi * scale, format) + ")" +
-           (t.extrapolated ? ", beyond the swept range: the line extended" : "") +
-           "\n";
+    out +=
+        std::string(what) + " within " + Fmt("%.0f%%", t.within * 100) +
+        " of the baseline: " + Bound(t.value * scale, format) + " (95% CI " +
+        Bound(t.ci.lo * scale, format) + " .. " +
+        Bound(t.ci.hi * scale, format) + ")" +
+        (t.extrapolated ? ", beyond the swept range: the line extended" : "") +
+        "\n";
   }
   return out;
 }
@@ -139,8 +139,7 @@ Json AnswerJson(const Analysis& a) {
           {"bandwidth_tolerance_share", TolerancesJson(a.bandwidth_tolerance)}};
 }
 
-std::vector<std::pair<std::string, std::string>> LlampFiles(
-    const Analysis& a) {
+std::vector<std::pair<std::string, std::string>> LlampFiles(const Analysis& a) {
   const double ns = NsPerUnit(a.label);
   const BlockedFit& f = a.latency_blocked;
   if (ns == 0 || !f.ok) return {};

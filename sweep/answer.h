@@ -29,8 +29,7 @@ nlohmann::json AnswerJson(const Analysis& a);
 // (latency_threshold,latency_tolerance); L is the added one-way latency in
 // ns, runtime in ns, sensitivity dT/dL. Empty unless the metric is a time
 // (unit s, ms, us or ns) and the latency fit holds.
-std::vector<std::pair<std::string, std::string>> LlampFiles(
-    const Analysis& a);
+std::vector<std::pair<std::string, std::string>> LlampFiles(const Analysis& a);
 
 // Writes LlampFiles(a) into `dir`; false with one line in `why`.
 bool WriteLlampFiles(const Analysis& a, const std::string& dir,

@@ -8,8 +8,11 @@ namespace {
 // Runs of 10 + 0.5 x seconds (x in µs) in 4 blocks, run 7 stalled.
 std::vector<RunRecord> Runs() {
   std::vector<RunRecord> runs;
-  const std::vector<std::pair<const char*, double>> lat = {
-      {"0", 0}, {"5us", 5000}, {"10us", 10000}, {"20us", 20000}, {"40us", 40000}};
+  const std::vector<std::pair<const char*, double>> lat = {{"0", 0},
+                                                           {"5us", 5000},
+                                                           {"10us", 10000},
+                                                           {"20us", 20000},
+                                                           {"40us", 40000}};
   int n = 0;
   for (int b = 0; b < 4; ++b) {
     for (size_t p = 0; p < lat.size(); ++p) {
@@ -32,17 +35,19 @@ std::vector<RunRecord> Runs() {
 
 Grid TheGrid() {
   Grid g;
-  g.points = {{"0", "100%", 0, 1},         {"5us", "100%", 5000, 1},
-              {"10us", "100%", 10000, 1}, {"20us", "100%", 20000, 1},
+  g.points = {{"0", "100%", 0, 1},
+              {"5us", "100%", 5000, 1},
+              {"10us", "100%", 10000, 1},
+              {"20us", "100%", 20000, 1},
               {"40us", "100%", 40000, 1}};
   return g;
 }
 
 TEST(AnswerTest, HeadlineSetAsideAndTolerancesInTheTable) {
-  const Analysis a = Analyze(TheGrid(), Runs(), LabelFor("preset:lammps", "", ""));
+  const Analysis a =
+      Analyze(TheGrid(), Runs(), LabelFor("preset:lammps", "", ""));
   const std::string text = AnswerText(a);
-  EXPECT_NE(text.find("slope against added latency: +0.499"),
-            std::string::npos)
+  EXPECT_NE(text.find("slope against added latency: +0.499"), std::string::npos)
       << text;
   EXPECT_NE(text.find("set aside: run 7 (10us, block 1)"), std::string::npos)
       << text;
@@ -58,12 +63,14 @@ TEST(AnswerTest, HeadlineSetAsideAndTolerancesInTheTable) {
 }
 
 TEST(AnswerTest, LlampFilesForATimeMetricOnly) {
-  const Analysis a = Analyze(TheGrid(), Runs(), LabelFor("preset:lammps", "", ""));
+  const Analysis a =
+      Analyze(TheGrid(), Runs(), LabelFor("preset:lammps", "", ""));
   const auto files = LlampFiles(a);
   ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(files[0].first, "llamp_lat_sensitivity.csv");
   // 0.5 s per µs is 5e5 ns per ns of latency.
-  EXPECT_TRUE(files[0].second.starts_with("L,sensitivity\n0,499")) << files[0].second;
+  EXPECT_TRUE(files[0].second.starts_with("L,sensitivity\n0,499"))
+      << files[0].second;
   EXPECT_TRUE(files[1].second.starts_with("L,runtime\n0,1")) << files[1].second;
   EXPECT_TRUE(files[2].second.starts_with(
       "latency_threshold,latency_tolerance\n0.01,20"))

@@ -63,7 +63,8 @@ void Residuals(const std::vector<double>& x, const std::vector<double>& y,
 
 }  // namespace
 
-BlockedFit FitBlocked(const std::vector<double>& x, const std::vector<double>& y,
+BlockedFit FitBlocked(const std::vector<double>& x,
+                      const std::vector<double>& y,
                       const std::vector<int>& block) {
   BlockedFit f;
   f.n = x.size();

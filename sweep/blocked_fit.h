@@ -41,7 +41,8 @@ struct BlockedFit {
 inline constexpr double kOutlierScales = 3.5;
 
 // x, y and block have one entry per run.
-BlockedFit FitBlocked(const std::vector<double>& x, const std::vector<double>& y,
+BlockedFit FitBlocked(const std::vector<double>& x,
+                      const std::vector<double>& y,
                       const std::vector<int>& block);
 
 }  // namespace verbsemu::sweep

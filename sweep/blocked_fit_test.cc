@@ -15,7 +15,7 @@ TEST(BlockedFitTest, BlockOffsetsCancelAndAStalledRunIsSetAside) {
   // Three blocks of the line 10 + 2x with a little noise, each block
   // offset by 7 from the last; run 6 stalled at 3x its value.
   const std::vector<double> x = {0, 1, 2, 5, 0, 1, 2, 5, 0, 1, 2, 5};
-  const std::vector<double> noise = {0.2, -0.1, -0.2, 0.1, 0.1, 0.2,
+  const std::vector<double> noise = {0.2,  -0.1, -0.2, 0.1, 0.1, 0.2,
                                      -0.1, -0.2, -0.2, 0.1, 0.2, -0.1};
   std::vector<double> y;
   for (size_t i = 0; i < x.size(); ++i) {

@@ -114,9 +114,10 @@ Json RunJson(const RunRecord& r,
 }  // namespace
 
 std::string TableText(const Analysis& a, const std::string& metric) {
-  std::string out = "metric: " + a.label.Axis() +
-                    (a.label.better == Better::kLower ? ", lower" : ", higher") +
-                    " is better (" + metric + ")\n";
+  std::string out =
+      "metric: " + a.label.Axis() +
+      (a.label.better == Better::kLower ? ", lower" : ", higher") +
+      " is better (" + metric + ")\n";
   out +=
       "latency   bandwidth  runs failed invalid       median [95% CI]      "
       "        mean ± 95%     CV\n";

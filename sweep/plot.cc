@@ -48,21 +48,20 @@ std::string Band(const std::vector<Tolerance>& ts, double scale) {
     if (!t.ok || t.within != 0.05 || t.extrapolated) continue;
     const double lo = t.ci.lo * scale, hi = t.ci.hi * scale;
     char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "set object 1 rect from %.9g, graph 0 to %s, graph 1 behind "
-                  "fc rgb \"#dbe7f3\" fs solid 1.0 noborder\n"
-                  "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 3\n"
-                  "set label 1 \"within 5%%\" at %.9g, graph 0.95 offset 0.5,0\n",
-                  lo, std::isinf(hi) ? "graph 1" : Fmt("%.9g", hi).c_str(),
-                  t.value * scale, t.value * scale, t.value * scale);
+    std::snprintf(
+        buf, sizeof buf,
+        "set object 1 rect from %.9g, graph 0 to %s, graph 1 behind "
+        "fc rgb \"#dbe7f3\" fs solid 1.0 noborder\n"
+        "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 3\n"
+        "set label 1 \"within 5%%\" at %.9g, graph 0.95 offset 0.5,0\n",
+        lo, std::isinf(hi) ? "graph 1" : Fmt("%.9g", hi).c_str(),
+        t.value * scale, t.value * scale, t.value * scale);
     return buf;
   }
   return "";
 }
 
-std::string Unset() {
-  return "unset object 1\nunset arrow 1\nunset label 1\n";
-}
+std::string Unset() { return "unset object 1\nunset arrow 1\nunset label 1\n"; }
 
 // The latency plot's commands: the medians with their intervals, the
 // blocked robust line (the headline) and least squares over the runs.
@@ -80,8 +79,8 @@ std::string LatencyCommands(const Analysis& a, const std::string& name) {
     std::snprintf(title, sizeof title,
                   "blocked robust fit: %.4g %s/us (95%% CI %.4g .. %.4g)",
                   f.slope, unit.c_str(), f.slope_ci.lo, f.slope_ci.hi);
-    s += ", " + FitExpression(f.intercept, f.slope) + " with lines lw 2 title \"" +
-         title + "\"";
+    s += ", " + FitExpression(f.intercept, f.slope) +
+         " with lines lw 2 title \"" + title + "\"";
   }
   if (a.latency.ok) {
     std::snprintf(title, sizeof title, "least squares: %.4g per us, R^2 %.3f",

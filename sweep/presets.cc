@@ -31,8 +31,8 @@ constexpr std::array kPresets = {
     // OSU micro-benchmarks: "%-*d%*.*f" (size, then the figure).
     Preset{"osu_latency", "osu_latency", R"(^\s*{size}\s+()" NUM R"())",
            Arg::kRequired, "latency", "us", Better::kLower},
-    Preset{"osu_bw", "osu_bw", R"(^\s*{size}\s+()" NUM R"())",
-           Arg::kRequired, "bandwidth", "MB/s", Better::kHigher},
+    Preset{"osu_bw", "osu_bw", R"(^\s*{size}\s+()" NUM R"())", Arg::kRequired,
+           "bandwidth", "MB/s", Better::kHigher},
     Preset{"osu_allreduce", "osu_allreduce", R"(^\s*{size}\s+()" NUM R"())",
            Arg::kRequired, "avg latency", "us", Better::kLower},
     // Intel MPI Benchmarks: PingPong rows are #bytes #repetitions t[usec]
@@ -41,8 +41,7 @@ constexpr std::array kPresets = {
            R"(^\s*{size}\s+\d+\s+()" NUM R"()\s+)" NUM R"(\s*$)",
            Arg::kRequired, "t", "us", Better::kLower},
     Preset{"imb_collective", "IMB-MPI1 (collectives)",
-           R"(^\s*{size}\s+\d+\s+)" NUM R"(\s+)" NUM R"(\s+()" NUM
-           R"()\s*$)",
+           R"(^\s*{size}\s+\d+\s+)" NUM R"(\s+)" NUM R"(\s+()" NUM R"()\s*$)",
            Arg::kRequired, "t_avg", "us", Better::kLower},
     // nccl-tests: "# Avg bus bandwidth    : %g", and the rows' size count
     // type redop root time (out of place) algbw busbw ...
@@ -86,8 +85,8 @@ std::string LiteralPrefix(std::string_view pattern) {
   std::string out;
   for (size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
-    if (c == '(' || c == '[' || c == '|' || c == '.' || c == '*' ||
-        c == '+' || c == '?' || c == '{') {
+    if (c == '(' || c == '[' || c == '|' || c == '.' || c == '*' || c == '+' ||
+        c == '?' || c == '{') {
       break;
     }
     if (c == '\\' && i + 1 < pattern.size()) {
@@ -97,8 +96,9 @@ std::string LiteralPrefix(std::string_view pattern) {
       out += c;
     }
   }
-  while (!out.empty() && (std::isspace(static_cast<unsigned char>(out.back())) ||
-                          out.back() == ':' || out.back() == '=')) {
+  while (!out.empty() &&
+         (std::isspace(static_cast<unsigned char>(out.back())) ||
+          out.back() == ':' || out.back() == '=')) {
     out.pop_back();
   }
   if (out.ends_with(" of")) out.resize(out.size() - 3);  // "Loop time of"

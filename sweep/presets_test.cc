@@ -34,7 +34,8 @@ std::map<std::string, Sample> Samples() {
       "1.80             0.06            1.88                    6.12\n";
   return {
       {"perftest_t_min", {"preset:perftest_t_min", perftest_lat, 1.76}},
-      {"perftest_t_typical", {"preset:perftest_t_typical:2", perftest_lat, 1.79}},
+      {"perftest_t_typical",
+       {"preset:perftest_t_typical:2", perftest_lat, 1.79}},
       {"perftest_bw",
        {"preset:perftest_bw",
         " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   "
@@ -111,8 +112,10 @@ TEST(PresetsTest, APresetThatMatchesNothingSaysSoInOneLine) {
   EXPECT_TRUE(why.starts_with("preset:osu_latency:8192 found no line")) << why;
   EXPECT_EQ(why.find('\n'), std::string::npos);
   // HPCG's INVALID verdict is no rating.
-  EXPECT_FALSE(Metric::Parse("preset:hpcg", "", &why)->FromOutput(
-      "HPCG result is INVALID with a GFLOP/s rating of=1.2\n", 0, &why));
+  EXPECT_FALSE(
+      Metric::Parse("preset:hpcg", "", &why)
+          ->FromOutput("HPCG result is INVALID with a GFLOP/s rating of=1.2\n",
+                       0, &why));
 }
 
 TEST(PresetsTest, BadNamesAndArgumentsAreOneLine) {

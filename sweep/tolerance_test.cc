@@ -41,8 +41,8 @@ TEST(ToleranceTest, BandwidthShareFromTheInverseShareFit) {
   // 10 + 1 (1/share - 1): 5% (0.5) at 1/share - 1 = 0.5, share 2/3.
   const auto t = BandwidthTolerance(Line(10, 1, 0.5, 2), 0.25);
   EXPECT_NEAR(t[1].value, 2.0 / 3, 1e-12);
-  EXPECT_NEAR(t[1].ci.lo, 0.5, 1e-12);   // the steepest slope: 1/(1+1)
-  EXPECT_NEAR(t[1].ci.hi, 0.8, 1e-12);   // the flattest: 1/(1+0.25)
+  EXPECT_NEAR(t[1].ci.lo, 0.5, 1e-12);  // the steepest slope: 1/(1+1)
+  EXPECT_NEAR(t[1].ci.hi, 0.8, 1e-12);  // the flattest: 1/(1+0.25)
   EXPECT_FALSE(t[1].extrapolated);
   const auto flat = BandwidthTolerance(Line(10, 0, -1, 1), 0.25);
   EXPECT_DOUBLE_EQ(flat[0].value, 0);  // nothing tested moves it
