@@ -51,8 +51,12 @@ void Residuals(const std::vector<double>& x, const std::vector<double>& y,
     for (size_t i : runs) f->residuals[i] = y[i] - f->slope * x[i] - offset;
   }
   f->intercept = Median(offsets);
+  // A block of odd size has one residual of 0 by construction (its
+  // median run), which is no measure of noise: left out of the scale.
   std::vector<double> abs_r;
-  for (double r : f->residuals) abs_r.push_back(std::fabs(r));
+  for (double r : f->residuals) {
+    if (r != 0) abs_r.push_back(std::fabs(r));
+  }
   f->scale = 1.4826 * Median(abs_r);
   for (size_t i = 0; i < x.size() && f->scale > 0; ++i) {
     if (std::fabs(f->residuals[i]) > kOutlierScales * f->scale) {

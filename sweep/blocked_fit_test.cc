@@ -51,6 +51,7 @@ TEST(BlockedFitTest, NoPairWithinABlockIsNoFit) {
 struct Sweep {
   std::vector<double> x, y;
   std::vector<int> block;
+  size_t stalled = 0;
 };
 
 Sweep Drifting(uint64_t seed) {
@@ -61,6 +62,7 @@ Sweep Drifting(uint64_t seed) {
   std::uniform_int_distribution<int> stalled(0, 19);
   const int stall = stalled(rng);
   Sweep s;
+  s.stalled = static_cast<size_t>(stall);
   for (int b = 0; b < 4; ++b) {
     const double offset = drift(rng);
     for (double g : {0.0, 1.0, 2.0, 5.0, 10.0}) {
@@ -76,13 +78,14 @@ Sweep Drifting(uint64_t seed) {
 
 TEST(BlockedFitTest, CoversTheTruthUnderDriftAndStallsAndIsNarrowerThanOls) {
   constexpr int kSeeds = 200;
-  int covered = 0, ols_covered = 0;
+  int covered = 0, ols_covered = 0, caught = 0, false_flags = 0;
   std::vector<double> widths, ols_widths;
   for (int seed = 1; seed <= kSeeds; ++seed) {
     const Sweep s = Drifting(static_cast<uint64_t>(seed));
     const BlockedFit f = FitBlocked(s.x, s.y, s.block);
     const LineFit ols = FitLine(s.x, s.y);
     ASSERT_TRUE(f.ok && ols.ok);
+    for (size_t i : f.outliers) (i == s.stalled ? caught : false_flags) += 1;
     covered += f.slope_ci.lo <= 2.5 && 2.5 <= f.slope_ci.hi;
     ols_covered += ols.slope_ci.lo <= 2.5 && 2.5 <= ols.slope_ci.hi;
     widths.push_back(f.slope_ci.hi - f.slope_ci.lo);
@@ -93,11 +96,14 @@ TEST(BlockedFitTest, CoversTheTruthUnderDriftAndStallsAndIsNarrowerThanOls) {
       "blocked robust fit: 95%% CI covers the true slope in %d of %d seeds "
       "(%.1f%%), median width %.3g\nleast squares over the runs: covers in "
       "%d of %d, median width %.3g\nwidth ratio (least squares / blocked): "
-      "%.1f\n",
+      "%.1f\nstalled run set aside in %d of %d; other runs set aside: %d "
+      "of %d\n",
       covered, kSeeds, 100.0 * covered / kSeeds, width, ols_covered, kSeeds,
-      ols_width, ols_width / width);
+      ols_width, ols_width / width, caught, kSeeds, false_flags, kSeeds * 19);
   EXPECT_GE(covered, kSeeds * 93 / 100);
   EXPECT_GE(ols_width / width, 3.0);
+  EXPECT_EQ(caught, kSeeds);
+  EXPECT_LE(false_flags, kSeeds * 19 / 100);  // under 1% of the others
 }
 
 }  // namespace

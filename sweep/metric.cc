@@ -103,8 +103,10 @@ std::optional<double> Metric::FromOutput(std::string_view output, double wall_s,
     start = nl + 1;
   }
   if (!found && spec_.starts_with("preset:")) {
+    const bool sized = spec_.find(':', 7) != std::string::npos;
     *why = spec_ + " found no line of its tool's output (" + pattern_ +
-           ") in the output: is this the tool, and the size among its sizes?";
+           ") in the output: is this the tool" +
+           (sized ? ", and the size among those it ran?" : "?");
     return std::nullopt;
   }
   if (!found) {
