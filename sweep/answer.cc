@@ -5,16 +5,14 @@
 #include <fstream>
 #include <map>
 
+#include "sweep/internal/format.h"
+
 namespace verbsemu::sweep {
 namespace {
 
-using Json = nlohmann::json;
+using internal::Fmt;
 
-std::string Fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using Json = nlohmann::json;
 
 std::string PerUnit(const MetricLabel& l) {
   return (l.unit.empty() ? std::string() : l.unit + " ") +

@@ -4,8 +4,12 @@
 #include <cstdio>
 #include <fstream>
 
+#include "sweep/internal/format.h"
+
 namespace verbsemu::sweep {
 namespace {
+
+using internal::Fmt;
 
 std::string Row(double x, const Summary& s) {
   char buf[160];
@@ -22,12 +26,6 @@ std::string Escaped(const std::string& s) {
     if (c >= 32) out += c;
   }
   return out;
-}
-
-std::string Fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
 }
 
 std::string FitExpression(double intercept, double slope) {
