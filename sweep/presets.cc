@@ -54,9 +54,10 @@ constexpr std::array kPresets = {
     // LAMMPS (Finish): "Loop time of %g on %d procs for %d steps ...".
     Preset{"lammps", "lmp", R"(Loop time of ()" NUM R"() on )", Arg::kNone,
            "Loop time", "s", Better::kLower},
-    // HPCG's report file (print it from the command: it is not on stdout).
+    // HPCG's report (ReportResults.cpp: "Final Summary::...=" in 3.x's
+    // .txt, ": " in the YAML of 2.x); print it from the command.
     Preset{"hpcg", "xhpcg",
-           R"(HPCG result is VALID with a GFLOP/s rating of=()" NUM R"())",
+           R"(HPCG result is VALID with a GFLOP/s rating of[=:]\s*()" NUM R"())",
            Arg::kNone, "GFLOP/s rating", "GFLOP/s", Better::kHigher},
     Preset{"wall", "any command", "", Arg::kNone, "wall time", "s",
            Better::kLower},
