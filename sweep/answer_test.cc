@@ -80,5 +80,36 @@ TEST(AnswerTest, LlampFilesForATimeMetricOnly) {
           .empty());
 }
 
+// A bandwidth sweep: time = 10 + 1 x (1/share - 1) s in 3 blocks; within
+// 5% (0.5 s) down to the share 1 / 1.5.
+TEST(AnswerTest, BandwidthToleranceFromTheBlockedFit) {
+  Grid g;
+  g.points = {{"0", "100%", 0, 1}, {"0", "50%", 0, 0.5}, {"0", "25%", 0, 0.25}};
+  std::vector<RunRecord> runs;
+  for (int b = 0; b < 3; ++b) {
+    for (int p = 0; p < 3; ++p) {
+      RunRecord r;
+      r.run = static_cast<int>(runs.size());
+      r.block = b;
+      r.point = p;
+      r.latency = "0";
+      r.bandwidth = g.points[static_cast<size_t>(p)].bandwidth;
+      r.bandwidth_share = g.points[static_cast<size_t>(p)].bandwidth_share;
+      r.valid = true;
+      r.metric = 10 + (1 / r.bandwidth_share - 1) + 0.2 * b;
+      runs.push_back(r);
+    }
+  }
+  const Analysis a = Analyze(g, runs, LabelFor("preset:wall", "", ""));
+  ASSERT_TRUE(a.bandwidth_blocked.ok);
+  EXPECT_NEAR(a.bandwidth_blocked.slope, 1, 1e-9);
+  ASSERT_EQ(a.bandwidth_tolerance.size(), 2u);
+  EXPECT_NEAR(a.bandwidth_tolerance[1].value, 1 / (1 + 0.05 * 10.2), 1e-9);
+  EXPECT_FALSE(a.bandwidth_tolerance[1].extrapolated);
+  EXPECT_NE(AnswerText(a).find("bandwidth within 5% of the baseline: 66.23%"),
+            std::string::npos)
+      << AnswerText(a);
+}
+
 }  // namespace
 }  // namespace verbsemu::sweep
