@@ -33,6 +33,8 @@ std::vector<PointResult> PerPoint(const Grid& grid,
 
 struct Points {
   std::vector<double> x, y;
+  std::vector<int> block;
+  std::vector<const RunRecord*> runs;
 };
 
 // Valid runs of `program` at the points `take` accepts, as (x, metric).
@@ -45,9 +47,68 @@ Points Select(const std::vector<RunRecord>& records, const std::string& program,
     if (r.program == program && r.valid && take(r, &xv)) {
       p.x.push_back(xv);
       p.y.push_back(*r.metric);
+      p.block.push_back(r.block);
+      p.runs.push_back(&r);
     }
   }
   return p;
+}
+
+void FlagNoisy(std::vector<PointResult>* points) {
+  std::vector<double> cvs;
+  for (PointResult& p : *points) {
+    const Summary& s = p.summary;
+    if (s.n < 2 || s.mean == 0) continue;
+    p.cv = s.sd / std::fabs(s.mean);
+    cvs.push_back(p.cv);
+  }
+  if (cvs.size() < 3) return;
+  const double typical = Median(cvs);
+  for (PointResult& p : *points) {
+    p.noisy = typical > 0 && p.cv > kNoisyFactor * typical;
+  }
+}
+
+// A blocked fit's slope as a line with a standard error (its interval's
+// half width over z), so that two of them make a ratio.
+LineFit AsLine(const BlockedFit& f) {
+  LineFit l;
+  l.ok = f.ok;
+  l.n = f.n;
+  l.slope = f.slope;
+  l.intercept = f.intercept;
+  l.slope_ci = f.slope_ci;
+  l.slope_se = (f.slope_ci.hi - f.slope_ci.lo) / (2 * 1.959964);
+  return l;
+}
+
+void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
+  const auto at_full_bandwidth = [](const RunRecord& r, double* x) {
+    *x = r.latency_ns / 1000;
+    return r.bandwidth_share == 1;
+  };
+  const Points lat = Select(records, "app", at_full_bandwidth);
+  a->latency_blocked = FitBlocked(lat.x, lat.y, lat.block);
+  for (size_t i : a->latency_blocked.outliers) {
+    const RunRecord& r = *lat.runs[i];
+    a->set_aside.push_back(
+        {r.run, r.block, r.latency, *r.metric,
+         a->latency_blocked.residuals[i] / a->latency_blocked.scale});
+  }
+  a->latency = FitLine(lat.x, lat.y);
+  a->latency_robust = TheilSen(lat.x, lat.y);
+  const Points pp = Select(records, "pingpong", at_full_bandwidth);
+  a->pingpong = FitLine(pp.x, pp.y);
+  a->pingpong_blocked = FitBlocked(pp.x, pp.y, pp.block);
+  const LineFit headline = AsLine(a->latency_blocked);
+  if (a->runtime_metric && headline.ok) {
+    // s per µs of one-way delay, times 1e6: s per s.
+    a->c_a_raw = headline.slope * 1e6;
+    a->c_a_raw_ci = {headline.slope_ci.lo * 1e6, headline.slope_ci.hi * 1e6};
+  }
+  if (headline.ok && a->pingpong_blocked.ok) {
+    a->c_a = SlopeRatio(headline, AsLine(a->pingpong_blocked));
+  }
 }
 
 void BandwidthHold(Analysis* a) {
@@ -73,25 +134,42 @@ void BandwidthHold(Analysis* a) {
   }
 }
 
+void Tolerances(const std::vector<RunRecord>& records, Analysis* a) {
+  double max_us = 0, min_share = 1;
+  for (const PointResult& p : a->points) {
+    if (p.summary.n == 0) continue;
+    if (p.point.bandwidth_share == 1) {
+      max_us = std::max(max_us, p.point.latency_ns / 1000);
+    }
+    if (p.point.latency_ns == 0 && p.point.bandwidth_share > 0) {
+      min_share = std::min(min_share, p.point.bandwidth_share);
+    }
+  }
+  a->latency_tolerance = LatencyTolerance(a->latency_blocked, max_us);
+  if (min_share == 1) return;  // no bandwidth swept
+  const Points bw = Select(records, "app", [](const RunRecord& r, double* x) {
+    *x = r.bandwidth_share > 0 ? 1 / r.bandwidth_share - 1 : 0;
+    return r.latency_ns == 0 && r.bandwidth_share > 0;
+  });
+  a->bandwidth_blocked = FitBlocked(bw.x, bw.y, bw.block);
+  a->bandwidth_tolerance = BandwidthTolerance(a->bandwidth_blocked, min_share);
+}
+
 }  // namespace
 
 Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
-                 bool runtime_metric) {
+                 const MetricLabel& label) {
   Analysis a;
-  a.runtime_metric = runtime_metric;
+  a.label = label;
+  a.runtime_metric = label.wall_time;
   a.points = PerPoint(grid, records);
   for (const PointResult& p : a.points) {
     a.failed_runs += p.failed;
     a.invalid_runs += p.invalid;
     if (!p.valid()) a.all_valid = false;
   }
-  const auto at_full_bandwidth = [](const RunRecord& r, double* x) {
-    *x = r.latency_ns / 1000;
-    return r.bandwidth_share == 1;
-  };
-  const Points lat = Select(records, "app", at_full_bandwidth);
-  a.latency = FitLine(lat.x, lat.y);
-  a.latency_robust = TheilSen(lat.x, lat.y);
+  FlagNoisy(&a.points);
+  LatencyFits(records, &a);
   Points medians;
   for (const PointResult& p : a.points) {
     if (p.point.bandwidth_share != 1 || p.summary.n == 0) continue;
@@ -99,22 +177,13 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
     medians.y.push_back(p.summary.median);
   }
   a.latency_medians = FitLine(medians.x, medians.y);
-  const Points pp = Select(records, "pingpong", at_full_bandwidth);
-  a.pingpong = FitLine(pp.x, pp.y);
-  if (runtime_metric && a.latency.ok) {
-    // s per µs of one-way delay, times 1e6: s per s.
-    a.c_a_raw = a.latency.slope * 1e6;
-    a.c_a_raw_ci = {a.latency.slope_ci.lo * 1e6, a.latency.slope_ci.hi * 1e6};
-  }
-  if (a.latency.ok && a.pingpong.ok) {
-    a.c_a = SlopeRatio(a.latency, a.pingpong);
-  }
   const Points bw = Select(records, "app", [](const RunRecord& r, double* x) {
     *x = r.bandwidth_share;
     return r.latency_ns == 0 && r.bandwidth_share > 0;
   });
   a.bandwidth = FitLine(bw.x, bw.y);
   BandwidthHold(&a);
+  Tolerances(records, &a);
   return a;
 }
 

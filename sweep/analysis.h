@@ -10,10 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "sweep/blocked_fit.h"
 #include "sweep/fit.h"
 #include "sweep/grid.h"
+#include "sweep/presets.h"
 #include "sweep/runs_csv.h"
 #include "sweep/stats.h"
+#include "sweep/tolerance.h"
 
 namespace verbsemu::sweep {
 
@@ -25,12 +28,32 @@ struct PointResult {
   int invalid = 0;  // measured but not (fully) emulated
   bool valid() const { return invalid == 0 && summary.n > 0; }
   std::string first_reason;  // of a failed or invalid run
+  // The valid runs' coefficient of variation (SD over |mean|; 0 when fewer
+  // than 2), and whether it stands out: more than kNoisyFactor times the
+  // median of the points' CVs.
+  double cv = 0;
+  bool noisy = false;
+};
+
+inline constexpr double kNoisyFactor = 2.0;
+
+// A run the blocked fit set aside: far from its block's line.
+struct SetAside {
+  int run = 0, block = 0;
+  std::string latency;
+  double metric = 0;
+  double scales = 0;  // its residual in robust SDs (signed)
 };
 
 struct Analysis {
   std::vector<PointResult> points;  // grid order
-  bool runtime_metric = true;
-  // Metric against added one-way latency in µs, full-bandwidth points.
+  MetricLabel label;
+  bool runtime_metric = true;  // label.wall_time
+  // The headline: the metric against added one-way latency in µs at full
+  // bandwidth, fitted within the randomized blocks (blocked_fit.h).
+  BlockedFit latency_blocked;
+  std::vector<SetAside> set_aside;  // runs that fit set aside
+  // Least squares over the same runs, ignoring the blocks.
   LineFit latency;
   RobustFit latency_robust;  // Theil-Sen over the same runs
   // The points' medians against latency: how straight the response is,
@@ -41,9 +64,15 @@ struct Analysis {
   std::optional<double> c_a_raw;
   Interval c_a_raw_ci;
   LineFit pingpong;  // the ping-pong's runtime against latency
-  Ratio c_a;         // latency.slope / pingpong.slope
+  BlockedFit pingpong_blocked;
+  Ratio c_a;  // latency_blocked.slope / pingpong_blocked.slope
+  // Within 1% and 5% of the baseline, from latency_blocked.
+  std::vector<Tolerance> latency_tolerance;
   // Metric against bandwidth share (0..1), zero-latency share points.
   LineFit bandwidth;
+  // Blocked fit against 1/share - 1, and the shares within 1% and 5%.
+  BlockedFit bandwidth_blocked;
+  std::vector<Tolerance> bandwidth_tolerance;
   std::optional<double> holds_down_to;  // lowest share within 5% of base
   std::optional<double> first_beyond;   // highest share beyond 5%
   double beyond_change = 0;             // its median's relative change
@@ -52,7 +81,7 @@ struct Analysis {
 };
 
 Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
-                 bool runtime_metric);
+                 const MetricLabel& label);
 
 }  // namespace verbsemu::sweep
 

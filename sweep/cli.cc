@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "sweep/analysis.h"
+#include "sweep/answer.h"
 #include "sweep/coverage.h"
 #include "sweep/engine.h"
 #include "sweep/internal/read_file.h"
@@ -18,6 +19,7 @@
 #include "sweep/plan.h"
 #include "sweep/plot.h"
 #include "sweep/preflight.h"
+#include "sweep/presets.h"
 #include "sweep/internal/shim_build.h"
 #include "sweep/internal/write_file.h"
 #include "sweep/runs_csv.h"
@@ -110,12 +112,14 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
   CheckReportCounts(&records);
   std::string why;
   if (!RewriteCsv(plan.out_dir, records, &why)) return Failed(why);
-  const Analysis a = Analyze(grid, records, plan.metric == "runtime");
+  const Analysis a = Analyze(
+      grid, records, LabelFor(plan.metric, plan.metric_name, plan.metric_unit));
   std::printf("%s", TableText(a, plan.metric).c_str());
   if (!internal::WriteFileAtomic(
           plan.out_dir + "/sweep.json",
           SweepJson(plan, a, records, Reports(plan.out_dir, records.size())),
-          &why)) {
+          &why) ||
+      !WriteLlampFiles(a, plan.out_dir, &why)) {
     return Failed(why);
   }
   const PlotResult plot = plan.plot

@@ -28,6 +28,35 @@ TEST_F(SweepCliTest, OneStalledRunTipsTheRunsR2ButNotTheMedians) {
   EXPECT_GT(medians["r2"].get<double>(), 0.99) << medians;
 }
 
+// A metric by name: LAMMPS's own line; the table, the plot's labels and
+// sweep.json carry its name and unit, the stalled run is set aside, and
+// LLAMP's CSV files are written for a time.
+TEST_F(SweepCliTest, APresetLabelsTheAnswerAndTheStalledRunIsSetAside) {
+  fake_.tweak = [](int call, double, std::string*, std::string* output) {
+    std::string t = output->substr(output->find("t=") + 2);
+    t.pop_back();  // its newline
+    *output = "Loop time of " + (call == 10 ? std::string("400.0") : t) +
+              " on 2 procs for 500 steps with 256 atoms\n";
+  };
+  auto args = Args();
+  args[7] = "preset:lammps";
+  ASSERT_EQ(Sweep(args), 0) << stderr_;
+  EXPECT_NE(stdout_.find("metric: Loop time (s), lower is better"),
+            std::string::npos)
+      << stdout_;
+  EXPECT_NE(stdout_.find("slope against added latency: +2."), std::string::npos)
+      << stdout_;
+  EXPECT_NE(stdout_.find("  set aside: run 8 "), std::string::npos) << stdout_;
+  const Json answer = Result()["fits"]["answer"];
+  EXPECT_EQ(answer["metric"]["unit"], "s");
+  EXPECT_NEAR(answer["latency_blocked"]["slope"].get<double>(), 2.5, 0.15);
+  ASSERT_EQ(answer["set_aside"].size(), 1u) << answer["set_aside"];
+  EXPECT_EQ(answer["set_aside"][0]["run"], 8);
+  EXPECT_EQ(answer["latency_tolerance_us"].size(), 2u);
+  EXPECT_TRUE(Slurp(dir_ / "llamp_lat_sensitivity.csv")
+                  .starts_with("L,sensitivity\n0,2"));
+}
+
 TEST_F(SweepCliTest, RecoversTheSlopeWithAnIntervalThatCoversIt) {
   ASSERT_EQ(Sweep(Args()), 0) << stderr_;
   const Json fit = Result()["fits"]["latency"];

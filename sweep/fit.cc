@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sweep/blocked_fit.h"
+
 namespace verbsemu::sweep {
 
 LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y) {
@@ -38,38 +40,12 @@ RobustFit TheilSen(const std::vector<double>& x, const std::vector<double>& y) {
   RobustFit f;
   f.n = x.size();
   if (f.n < 3 || y.size() != f.n) return f;
-  std::vector<double> slopes;
-  for (size_t i = 0; i < f.n; ++i) {
-    for (size_t j = i + 1; j < f.n; ++j) {
-      if (x[i] != x[j]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
-    }
-  }
-  if (slopes.empty()) return f;
-  std::sort(slopes.begin(), slopes.end());
-  f.ok = true;
-  f.slope = Median(slopes);
-  std::vector<double> rest(f.n);
-  for (size_t i = 0; i < f.n; ++i) rest[i] = y[i] - f.slope * x[i];
-  f.intercept = Median(rest);
-  // Var(S) with ties in x: [n(n-1)(2n+5) - sum t(t-1)(2t+5)] / 18.
-  const auto term = [](double t) { return t * (t - 1) * (2 * t + 5); };
-  double var = term(static_cast<double>(f.n));
-  std::vector<double> xs = x;
-  std::sort(xs.begin(), xs.end());
-  for (size_t i = 0; i < xs.size();) {
-    size_t j = i;
-    while (j < xs.size() && xs[j] == xs[i]) ++j;
-    var -= term(static_cast<double>(j - i));
-    i = j;
-  }
-  const double c = 1.959964 * std::sqrt(std::max(0.0, var / 18));
-  const double big_n = static_cast<double>(slopes.size());
-  // Sen (1968): the order statistics (N - C)/2 and (N + C)/2 + 1, 1-based.
-  const auto at = [&](double rank) {
-    const double r = std::clamp(std::round(rank), 1.0, big_n);
-    return slopes[static_cast<size_t>(r) - 1];
-  };
-  f.slope_ci = {at((big_n - c) / 2), at((big_n + c) / 2 + 1)};
+  // Theil-Sen is the blocked fit with every run in one block.
+  const BlockedFit b = FitBlocked(x, y, std::vector<int>(f.n, 0));
+  f.ok = b.ok;
+  f.slope = b.slope;
+  f.intercept = b.intercept;  // the one block's offset: median of y - slope x
+  f.slope_ci = b.slope_ci;
   return f;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "sweep/presets.h"
+
 namespace verbsemu::sweep {
 namespace {
 
@@ -28,9 +30,15 @@ std::optional<Metric> Metric::Parse(std::string_view spec,
   Metric m;
   m.spec_ = spec;
   if (spec == "runtime") return m;
-  if (spec.starts_with("regex:") && spec.size() > 6) {
+  std::optional<ResolvedPreset> preset;
+  if (spec.starts_with("preset:")) {
+    preset = ResolvePreset(spec.substr(7), why);
+    if (!preset) return std::nullopt;
+    if (preset->pattern.empty()) return m;  // the wall time
+  }
+  if (preset || (spec.starts_with("regex:") && spec.size() > 6)) {
     m.kind_ = Kind::kRegex;
-    m.pattern_ = spec.substr(6);
+    m.pattern_ = preset ? preset->pattern : std::string(spec.substr(6));
     RE2::Options options;
     options.set_log_errors(false);  // the one line below says it instead
     auto regex = std::make_shared<const RE2>(m.pattern_, options);
@@ -62,7 +70,7 @@ std::optional<Metric> Metric::Parse(std::string_view spec,
     return m;
   }
   *why = "--metric: '" + std::string(spec) +
-         "' is not runtime, regex:PATTERN or json:POINTER";
+         "' is not runtime, preset:NAME[:ARG], regex:PATTERN or json:POINTER";
   return std::nullopt;
 }
 
@@ -93,6 +101,13 @@ std::optional<double> Metric::FromOutput(std::string_view output, double wall_s,
       at = end > at ? end : at + 1;  // never stall on an empty match
     }
     start = nl + 1;
+  }
+  if (!found && spec_.starts_with("preset:")) {
+    const bool sized = spec_.find(':', 7) != std::string::npos;
+    *why = spec_ + " found no line of its tool's output (" + pattern_ +
+           ") in the output: is this the tool" +
+           (sized ? ", and the size among those it ran?" : "?");
+    return std::nullopt;
   }
   if (!found) {
     *why = "the pattern '" + pattern_ + "' matches nothing in the output";

@@ -3,7 +3,8 @@
 // group of the last match, or the whole match when the pattern has no
 // group; matched line by line, in time linear in the output), or a number
 // in a JSON file it writes (`json:POINTER`, an RFC 6901 pointer into the
-// file named with --metric-file).
+// file named with --metric-file). `preset:NAME[:ARG]` is a regex (or the
+// wall time) from the presets table (presets.h).
 #ifndef VERBSEMU_SWEEP_METRIC_H_
 #define VERBSEMU_SWEEP_METRIC_H_
 

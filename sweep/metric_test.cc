@@ -45,8 +45,9 @@ TEST(MetricTest, JsonPointerIntoTheFile) {
 TEST(MetricTest, BadSpecsAreOneLine) {
   std::string why;
   EXPECT_FALSE(Metric::Parse("latency", "", &why));
-  EXPECT_NE(why.find("runtime, regex:PATTERN or json:POINTER"),
-            std::string::npos);
+  EXPECT_NE(
+      why.find("runtime, preset:NAME[:ARG], regex:PATTERN or json:POINTER"),
+      std::string::npos);
   EXPECT_FALSE(Metric::Parse("regex:(unclosed", "", &why));
   EXPECT_NE(why.find("does not compile"), std::string::npos);
   EXPECT_FALSE(Metric::Parse("json:/a", "", &why));

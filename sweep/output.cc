@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "sweep/answer.h"
+
 namespace verbsemu::sweep {
 namespace {
 
@@ -24,11 +26,12 @@ std::string PointRow(const PointResult& p) {
     return row;
   }
   std::snprintf(row, sizeof row,
-                "%-9s %-10s %4d %6d %7d %12.6g [%.6g, %.6g] %12.6g ± %.3g%s\n",
+                "%-9s %-10s %4d %6d %7d %12.6g [%.6g, %.6g] %12.6g ± %.3g "
+                "%5.1f%%%s%s\n",
                 p.point.latency.c_str(), p.point.bandwidth.c_str(), p.runs,
                 p.failed, p.invalid, s.median, s.median_ci.lo, s.median_ci.hi,
-                s.mean, (s.mean_ci.hi - s.mean_ci.lo) / 2,
-                p.invalid ? "  INVALID" : "");
+                s.mean, (s.mean_ci.hi - s.mean_ci.lo) / 2, p.cv * 100,
+                p.noisy ? "  NOISY" : "", p.invalid ? "  INVALID" : "");
   return row;
 }
 
@@ -42,14 +45,9 @@ std::string SlopeLine(const char* what, const LineFit& f, const char* unit) {
 }
 
 std::string FitLines(const Analysis& a) {
-  std::string out = SlopeLine("slope against added latency", a.latency,
-                              "per µs of one-way latency");
-  if (a.latency_robust.ok) {
-    const RobustFit& r = a.latency_robust;
-    out += "  robust (Theil-Sen, median of pairwise slopes): " +
-           Fmt("%+.4g", r.slope) + " (95% CI " + Fmt("%.4g", r.slope_ci.lo) +
-           " .. " + Fmt("%.4g", r.slope_ci.hi) + ")\n";
-  }
+  std::string out = AnswerText(a);
+  out += SlopeLine("  least squares over the runs (blocks ignored)", a.latency,
+                   "per µs");
   if (a.latency_medians.ok) {
     out += "  the points' medians: " + Fmt("%+.4g", a.latency_medians.slope) +
            " per µs, R² " + Fmt("%.3f", a.latency_medians.r2) + " (" +
@@ -116,10 +114,13 @@ Json RunJson(const RunRecord& r,
 }  // namespace
 
 std::string TableText(const Analysis& a, const std::string& metric) {
-  std::string out = "metric: " + metric + "\n";
+  std::string out =
+      "metric: " + a.label.Axis() +
+      (a.label.better == Better::kLower ? ", lower" : ", higher") +
+      " is better (" + metric + ")\n";
   out +=
       "latency   bandwidth  runs failed invalid       median [95% CI]      "
-      "        mean ± 95%\n";
+      "        mean ± 95%     CV\n";
   for (const PointResult& p : a.points) out += PointRow(p);
   return out + FitLines(a);
 }
@@ -142,6 +143,8 @@ Json PointJson(const PointResult& p) {
           {"mean", s.mean},
           {"mean_ci", {s.mean_ci.lo, s.mean_ci.hi}},
           {"sd", s.sd},
+          {"cv", p.cv},
+          {"noisy", p.noisy},
           {"first_reason", p.first_reason}};
 }
 
@@ -154,7 +157,8 @@ Json FitsJson(const Analysis& a) {
               {"intercept", a.latency_robust.intercept},
               {"n", a.latency_robust.n}};
   }
-  Json fits = {{"latency", FitJson(a.latency)},
+  Json fits = {{"answer", AnswerJson(a)},
+               {"latency", FitJson(a.latency)},
                {"latency_robust", robust},
                {"latency_medians", FitJson(a.latency_medians)},
                {"pingpong", FitJson(a.pingpong)},

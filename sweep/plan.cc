@@ -42,6 +42,10 @@ bool SetOption(const std::string& name, const std::string& value,
     plan->metric = value;
   } else if (name == "--metric-file") {
     plan->metric_file = value;
+  } else if (name == "--metric-name") {
+    plan->metric_name = value;
+  } else if (name == "--metric-unit") {
+    plan->metric_unit = value;
   } else if (name == "--out") {
     plan->out_dir = value;
   } else if (name == "--pingpong") {
@@ -102,8 +106,11 @@ std::string SweepUsage() {
          "  --bandwidth LIST   bandwidths: shares (100%,50%) or rates\n"
          "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n"
          "  --repeat N         blocks; each runs every point once (5)\n"
-         "  --metric M         runtime | regex:PATTERN | json:POINTER\n"
+         "  --metric M         runtime | preset:NAME[:ARG] | regex:PATTERN |\n"
+         "                     json:POINTER\n"
          "  --metric-file F    the JSON file the command writes (json:)\n"
+         "  --metric-name N, --metric-unit U\n"
+         "                     what the number is, for tables and plots\n"
          "  --pingpong CMD     a ping-pong (shell command line) whose\n"
          "                     runtime slope normalises c_a to 1 (the\n"
          "                     metric must then be a time in seconds)\n"
@@ -223,6 +230,8 @@ std::string PlanToJson(const SweepPlan& plan) {
                   {"seed", plan.seed},
                   {"metric", plan.metric},
                   {"metric_file", plan.metric_file},
+                  {"metric_name", plan.metric_name},
+                  {"metric_unit", plan.metric_unit},
                   {"command", plan.command},
                   {"pingpong", plan.pingpong},
                   {"plot", plan.plot},
@@ -277,6 +286,8 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.seed = Whole<uint64_t>(j.at("seed"));
     plan.metric = j.at("metric");
     plan.metric_file = j.at("metric_file");
+    plan.metric_name = j.value("metric_name", "");
+    plan.metric_unit = j.value("metric_unit", "");
     plan.command = j.at("command").get<std::vector<std::string>>();
     plan.pingpong = j.at("pingpong");
     plan.plot = j.at("plot");

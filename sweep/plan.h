@@ -27,6 +27,7 @@ struct SweepPlan {
   uint64_t seed = 0;
   std::string metric = "runtime";
   std::string metric_file;
+  std::string metric_name, metric_unit;  // labels; "" derives them
   std::vector<std::string> command;
   std::string pingpong;  // a shell command line; "" for none
   std::string out_dir;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 
 namespace verbsemu::sweep {
@@ -122,6 +124,33 @@ TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
   EXPECT_EQ(PlanToJson(*back), PlanToJson(plan));
   EXPECT_FALSE(PlanFromJson("{\"version\": 2}", &why));
   EXPECT_FALSE(PlanFromJson("not json", &why));
+}
+
+// --metric-name and --metric-unit label the tables and plots, and survive
+// --resume; a plan.json from before them reads as "derive them".
+TEST(PlanTest, MetricNameAndUnitAreKeptInThePlan) {
+  const ParsedArgs p = ParseSweepArgs(
+      {"--latency", "0,1us", "--metric", "regex:t=([0-9.]+)", "--metric-name",
+       "step time", "--metric-unit", "ms", "--", "./app"},
+      "out", 1);
+  ASSERT_TRUE(p.plan) << p.error;
+  EXPECT_EQ(p.plan->metric_name, "step time");
+  EXPECT_EQ(p.plan->metric_unit, "ms");
+  std::string why;
+  const auto back = PlanFromJson(PlanToJson(*p.plan), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->metric_name, "step time");
+  EXPECT_EQ(back->metric_unit, "ms");
+  auto old = nlohmann::json::parse(PlanToJson(*p.plan));
+  old.erase("metric_name");
+  old.erase("metric_unit");
+  const auto older = PlanFromJson(old.dump(), &why);
+  ASSERT_TRUE(older) << why;
+  EXPECT_EQ(older->metric_name, "");
+  EXPECT_FALSE(ParseSweepArgs({"--latency", "0,1us", "--metric",
+                               "preset:osu_latency", "--", "./app"},
+                              "out", 1)
+                   .plan);
 }
 
 }  // namespace

@@ -1,12 +1,17 @@
 #include "sweep/plot.h"
 
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
 #include "sweep/internal/write_file.h"
 
+#include "sweep/internal/format.h"
+
 namespace verbsemu::sweep {
 namespace {
+
+using internal::Fmt;
 
 std::string Row(double x, const Summary& s) {
   char buf[160];
@@ -35,39 +40,64 @@ std::string FitExpression(double intercept, double slope) {
 
 namespace {
 
-// The latency plot's commands: the medians with their intervals, the least
-// squares line and the Theil-Sen line.
-std::string LatencyCommands(const Analysis& a, const std::string& m) {
+// The tolerance band: the 95% interval of the largest added latency (or
+// smallest share, in %) within 5% of the baseline, shaded, and its value
+// as a dotted line; nothing when it lies beyond the swept range.
+std::string Band(const std::vector<Tolerance>& ts, double scale) {
+  for (const Tolerance& t : ts) {
+    if (!t.ok || t.within != 0.05 || t.extrapolated) continue;
+    const double lo = t.ci.lo * scale, hi = t.ci.hi * scale;
+    char buf[320];
+    std::snprintf(
+        buf, sizeof buf,
+        "set object 1 rect from %.9g, graph 0 to %s, graph 1 behind "
+        "fc rgb \"#dbe7f3\" fs solid 1.0 noborder\n"
+        "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 3\n"
+        "set label 1 \"within 5%%\" at %.9g, graph 0.95 offset 0.5,0\n",
+        lo, std::isinf(hi) ? "graph 1" : Fmt("%.9g", hi).c_str(),
+        t.value * scale, t.value * scale, t.value * scale);
+    return buf;
+  }
+  return "";
+}
+
+std::string Unset() { return "unset object 1\nunset arrow 1\nunset label 1\n"; }
+
+// The latency plot's commands: the medians with their intervals, the
+// blocked robust line (the headline) and least squares over the runs.
+std::string LatencyCommands(const Analysis& a, const std::string& name) {
   std::string s =
       "set output \"latency.png\"\nset xlabel \"added one-way latency "
       "(us)\"\nset title \"" +
-      m + " against added latency\"\n";
+      name + " against added latency\"\n" + Band(a.latency_tolerance, 1);
   s += "plot \"latency.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
        "\"median, 95% CI\"";
-  char title[64];
+  const std::string unit = Escaped(a.label.unit);
+  char title[160];
+  if (a.latency_blocked.ok) {
+    const BlockedFit& f = a.latency_blocked;
+    std::snprintf(title, sizeof title,
+                  "blocked robust fit: %.4g %s/us (95%% CI %.4g .. %.4g)",
+                  f.slope, unit.c_str(), f.slope_ci.lo, f.slope_ci.hi);
+    s += ", " + FitExpression(f.intercept, f.slope) +
+         " with lines lw 2 title \"" + title + "\"";
+  }
   if (a.latency.ok) {
-    std::snprintf(title, sizeof title, "fit: %.4g per us, R^2 %.3f",
+    std::snprintf(title, sizeof title, "least squares: %.4g per us, R^2 %.3f",
                   a.latency.slope, a.latency.r2);
     s += ", " + FitExpression(a.latency.intercept, a.latency.slope) +
-         " with lines title \"" + title + "\"";
-  }
-  if (a.latency_robust.ok) {
-    std::snprintf(title, sizeof title, "Theil-Sen: %.4g per us",
-                  a.latency_robust.slope);
-    s += ", " +
-         FitExpression(a.latency_robust.intercept, a.latency_robust.slope) +
          " with lines dt 2 title \"" + title + "\"";
   }
-  return s + "\n";
+  return s + "\n" + Unset();
 }
 
-std::string BandwidthCommands(const std::string& m) {
+std::string BandwidthCommands(const Analysis& a, const std::string& m) {
   return "set output \"bandwidth.png\"\nset xlabel \"bandwidth (% of the "
          "link)\"\nset title \"" +
-         m +
-         " against bandwidth\"\n"
+         m + " against bandwidth\"\n" + Band(a.bandwidth_tolerance, 100) +
          "plot \"bandwidth.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
-         "\"median, 95% CI\", \"\" using 1:2 with lines notitle\n";
+         "\"median, 95% CI\", \"\" using 1:2 with lines notitle\n" +
+         Unset();
 }
 
 }  // namespace
@@ -88,8 +118,9 @@ PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric) {
       bandwidth = bandwidth || p.point.bandwidth_share < 1;
     }
   }
-  const std::string m = Escaped(metric);
+  const std::string m = Escaped(a.label.Axis());
   files.script =
+      "# metric: " + Escaped(metric) + "\n" +
       "set terminal pngcairo size 900,600 noenhanced\n"
       "set grid\nset key top left\nset offsets graph 0.04, graph 0.04, "
       "graph 0.08, graph 0.08\nset ylabel \"" +
@@ -99,7 +130,7 @@ PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric) {
     files.pngs.push_back("latency.png");
   }
   if (bandwidth) {
-    files.script += BandwidthCommands(m);
+    files.script += BandwidthCommands(a, m);
     files.pngs.push_back("bandwidth.png");
   }
   return files;

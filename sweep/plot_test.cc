@@ -35,5 +35,43 @@ TEST(PlotTest, LatencyAndBandwidthDataAndScript) {
             std::vector<std::string>{"latency.png"});
 }
 
+// The axes carry the metric's name and unit, the blocked robust line is
+// drawn, and the 5% tolerance's interval is a shaded band.
+TEST(PlotTest, LabelsTheQuantityAndShadesTheTolerance) {
+  Analysis a;
+  PointResult p;
+  p.point = {"0", "100%", 0, 1};
+  p.summary.n = 3;
+  p.summary.median = 10;
+  a.points = {p};
+  a.label = LabelFor("regex:Loop time of ([0-9.]+)", "", "s");
+  a.latency_blocked.ok = true;
+  a.latency_blocked.slope = 0.5;
+  a.latency_blocked.intercept = 10;
+  a.latency_blocked.slope_ci = {0.4, 0.6};
+  Tolerance t;
+  t.ok = true;
+  t.within = 0.05;
+  t.value = 1;
+  t.ci = {0.8, INFINITY};
+  a.latency_tolerance = {t};
+  const std::string script = MakePlotFiles(a, "regex:Loop time of ([0-9.]+)").script;
+  EXPECT_NE(script.find("set ylabel \"Loop time (s) (median, 95% CI)\""),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("set title \"Loop time (s) against added latency\""),
+            std::string::npos);
+  EXPECT_NE(script.find("10 + 0.5 * x with lines lw 2 title \"blocked robust "
+                        "fit: 0.5 s/us (95% CI 0.4 .. 0.6)\""),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("set object 1 rect from 0.8, graph 0 to graph 1"),
+            std::string::npos)
+      << script;
+  a.latency_tolerance[0].extrapolated = true;  // beyond the sweep: no band
+  EXPECT_EQ(MakePlotFiles(a, "m").script.find("set object 1 rect"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace verbsemu::sweep
