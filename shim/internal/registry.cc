@@ -4,11 +4,15 @@
 #include <stddef.h>
 
 #include <algorithm>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/hidden_qps.h"
 #include "shim/internal/loopback.h"
 #include "shim/internal/peer_class.h"
@@ -181,10 +185,34 @@ void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
 
 }  // namespace
 
-void EnsureCalibratedLocked() {
+void PassThroughLocked(Engine& e, const std::string& why) noexcept {
+  e.patching = false;
+  e.emulating = false;
+  e.wrap = Wrapping{};
+  e.note_lateness = false;
+  try {
+    e.config_error = why;
+    Warn(why);
+  } catch (...) {  // out of memory: the line is lost, the fallback stands
+  }
+}
+
+bool EnsureCalibratedLocked() noexcept {
   Engine& e = E();
-  if (e.calibrated) return;
-  ApplyCalibration(e, emulate::ProcessTscCalibration());
+  if (e.calibrated) return true;
+  try {
+    if (FaultInjected(Fault::kCalibration)) {
+      throw std::runtime_error("tsc calibration: clock did not advance");
+    }
+    ApplyCalibration(e, emulate::ProcessTscCalibration());
+    return true;
+  } catch (const std::exception& ex) {
+    PassThroughLocked(e,
+                      std::string(ex.what()) + "; running without emulation");
+  } catch (...) {
+    PassThroughLocked(e, "tsc calibration failed; running without emulation");
+  }
+  return false;
 }
 
 OwnContextScope::OwnContextScope() { ++tl_own_context_depth; }
@@ -204,9 +232,10 @@ ContextState* RegisterContext(ibv_context* ctx) {
     PatchOps(existing, e.wrap);
     return existing;
   }
-  EnsureCalibratedLocked();
+  if (!EnsureCalibratedLocked()) return nullptr;
   const char* name = ctx->device != nullptr ? ctx->device->name : "";
   if (!e.settings.EmulatesDevice(name)) return nullptr;
+  if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
   auto c = std::make_unique<ContextState>();
   c->ctx = ctx;
   c->vctx = verbs_get_ctx(ctx);
@@ -234,6 +263,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
+  if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
   auto owned = std::make_unique<QpState>();
   QpState* q = owned.get();
   q->qp = qp;
@@ -268,6 +298,14 @@ QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
                            bool sig_all) noexcept {
   try {
     return RegisterQp(c, qp, with_send_ops, origin, cap, sig_all);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
+  try {
+    return AdoptQp(qp);
   } catch (...) {
     return nullptr;
   }

@@ -225,7 +225,7 @@ const char* QpTypeName(ibv_qp_type type) {
 std::string ReportText(std::vector<std::string>* warnings) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
-  EnsureCalibratedLocked();
+  (void)EnsureCalibratedLocked();
   std::vector<QpRecord> all(e.retired.begin(), e.retired.end());
   for (auto& [key, q] : e.qp_owner) {
     all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot(),
