@@ -372,6 +372,7 @@ void ResetForTesting() {
   e.traffic.clear();
   e.traffic_paths = TrafficPaths{};
   e.warned_traffic = false;
+  e.link_resets = 0;
   ResetHiddenQpsForTesting();
 }
 

@@ -262,6 +262,11 @@ std::string ReportText(std::vector<std::string>* warnings) {
       out += line + "\n";
     }
   }
+  if (const uint64_t n = e.link_resets.load(std::memory_order_relaxed)) {
+    out += std::to_string(n) +
+           " shared link schedules reset: booked beyond 1 s ahead, or first "
+           "used at a TSC after now (a stale or foreign segment)\n";
+  }
   return out + DirectVerbsReportLine() + LoopbackLine(e) + TopologyLine(e) +
          DrawnLine(e) + DeferLine(e) + WaitsLine(e) + SleepLine(e) +
          OverheadLine(e, total);
