@@ -12,6 +12,7 @@
 #include "shim/internal/direct_verbs.h"
 #include "shim/internal/hidden_qps.h"
 #include "shim/internal/registry.h"
+#include "shim/internal/report_file.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
 #include "shim/knobs.h"
@@ -292,20 +293,16 @@ void WriteReport() {
     return;
   }
   // A report file is the run's record (verbsemu sweep judges runs by it):
-  // its warnings go in too, not only to stderr.
-  for (const std::string& w : warnings) text += w + "\n";
+  // its warnings go in too, not only to stderr, first (report_file.h).
   char host[256] = "unknown-host";
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   host[sizeof host - 1] = '\0';
-  const std::string path =
-      ExpandReportPath(dest, static_cast<int>(getpid()), host);
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "a"),
-                                          &std::fclose);
-  if (!f) {
-    Warn("cannot write the report to " + path);
-    return;
+  const int pid = static_cast<int>(getpid());
+  const std::string path = ExpandReportPath(dest, pid, host);
+  std::string why;
+  if (!AppendReportFile(path, ReportFileText(text, warnings, pid), &why)) {
+    Warn(why);
   }
-  std::fwrite(text.data(), 1, text.size(), f.get());
 }
 
 void ArmReportSignalLocked() {
