@@ -11,6 +11,7 @@
 #include "emulate/tsc.h"
 #include "shim/internal/defer_progress.h"
 #include "shim/internal/no_destructor.h"
+#include "shim/internal/registry.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
@@ -194,7 +195,10 @@ DeferList* ListLocked(ibv_context* ctx) {
   if (DeferList* c = e.defer_lists.Find(ctx)) return c;
   auto owned = std::make_unique<DeferList>();
   DeferList* c = owned.get();
-  if (!e.defer_lists.Insert(ctx, c)) return nullptr;
+  if (!e.defer_lists.Insert(ctx, c)) {
+    NoteTableFull(Table::kDeferLists, e.defer_lists.capacity());
+    return nullptr;
+  }
   e.defer_list_owner.push_back(std::move(owned));
   Progress().Watch(c);
   return c;

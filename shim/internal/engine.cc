@@ -373,6 +373,8 @@ void ResetForTesting() {
   e.traffic_paths = TrafficPaths{};
   e.warned_traffic = false;
   e.link_resets = 0;
+  for (auto& n : e.tables_full) n = 0;
+  e.qps_full = false;
   ResetHiddenQpsForTesting();
 }
 

@@ -136,6 +136,7 @@ void PatchOps(ContextState* c, const Wrapping& wrap) {
 std::unique_ptr<QpState> DetachQpLocked(QpState* q) {
   Engine& e = E();
   e.qps.Erase(q->qp);
+  e.qps_full.store(false, std::memory_order_relaxed);
   auto it = e.qp_owner.find(q->qp);
   std::unique_ptr<QpState> owned = std::move(it->second);
   e.qp_owner.erase(it);
@@ -184,6 +185,27 @@ void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
 }
 
 }  // namespace
+
+void NoteTableFull(Table t, size_t capacity) noexcept {
+  const auto i = static_cast<size_t>(t);
+  if (E().tables_full[i].fetch_add(1, std::memory_order_relaxed) != 0) return;
+  try {
+    Warn(std::string("the shim's table of ") + kTables[i].what + " is full (" +
+         std::to_string(capacity) + "): later ones are " + kTables[i].effect);
+  } catch (...) {  // out of memory: the report still counts it
+  }
+}
+
+std::string TableFullLines() {
+  std::string out;
+  for (size_t i = 0; i < kTableCount; ++i) {
+    const uint64_t n = E().tables_full[i].load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    out += std::to_string(n) + " " + kTables[i].what +
+           " found the shim's table full: " + kTables[i].effect + "\n";
+  }
+  return out;
+}
 
 void PassThroughLocked(Engine& e, const std::string& why) noexcept {
   e.patching = false;
@@ -251,7 +273,10 @@ ContextState* RegisterContext(ibv_context* ctx) {
   if (!e.settings.report.empty() && !RealVerbsAreFake()) StartHiddenQpWatch();
   SaveOps(c.get());
   ContextState* raw = c.get();
-  if (!e.contexts.Insert(ctx, raw)) return nullptr;
+  if (!e.contexts.Insert(ctx, raw)) {
+    NoteTableFull(Table::kContexts, e.contexts.capacity());
+    return nullptr;
+  }
   e.ctx_owner.emplace(ctx, std::move(c));
   // Published in the map first, then patched: the wrappers find their state.
   PatchOps(raw, e.wrap);
@@ -283,7 +308,9 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     }
   }
   if (!e.qps.Insert(qp, q)) {
-    // Table full: the QP runs unemulated.
+    // Table full: the QP runs unemulated, and adoption is not tried.
+    NoteTableFull(Table::kQps, e.qps.capacity());
+    e.qps_full.store(true, std::memory_order_relaxed);
     if (q->qpx != nullptr) UnwrapQpEx(q->qpx, q->provider);
     e.qp_owner.erase(slot);
     return nullptr;
@@ -312,6 +339,8 @@ QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
 }
 
 QpState* AdoptQp(ibv_qp* qp) {
+  // Its table full: not queried (this is reached per post), not emulated.
+  if (E().qps_full.load(std::memory_order_relaxed)) return nullptr;
   ContextState* c = E().contexts.Find(qp->context);
   if (c == nullptr) return nullptr;
   ibv_qp_attr attr{};

@@ -263,6 +263,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
       out += line + "\n";
     }
   }
+  out += TableFullLines();
   if (const uint64_t n = e.link_resets.load(std::memory_order_relaxed)) {
     out += std::to_string(n) +
            " shared link schedules reset: booked beyond 1 s ahead, or first "

@@ -23,6 +23,7 @@
 #include "emulate/tsc.h"
 #include "shim/internal/counters.h"
 #include "shim/internal/defer_queue.h"
+#include "shim/internal/full_tables.h"
 #include "shim/internal/latency_law.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/port_link.h"
@@ -140,6 +141,10 @@ struct Engine {
   std::mutex mu;  // writers of the maps below
   PtrMap<ContextState> contexts{8};
   PtrMap<QpState> qps{15};
+  // Objects that found a table full, per kTables row; and whether the QP
+  // table is full now (adopting a QP is then not tried: no query per post).
+  std::array<std::atomic<uint64_t>, kTableCount> tables_full{};
+  std::atomic<bool> qps_full{false};
   std::unordered_map<const void*, std::unique_ptr<ContextState>> ctx_owner;
   std::unordered_map<const void*, std::unique_ptr<QpState>> qp_owner;
   std::deque<QpRecord> retired;   // the last kKeptRetiredQps
@@ -236,6 +241,7 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
     }
   }
   e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
+  e.wait.max_late_ticks = cal.NsToTicks(WaitPolicy::kMaxLateNs);
   e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
   e.lateness.SetTailTicks(cal.NsToTicks(1000));
