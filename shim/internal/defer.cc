@@ -11,7 +11,6 @@
 #include "emulate/tsc.h"
 #include "shim/internal/defer_progress.h"
 #include "shim/internal/no_destructor.h"
-#include "shim/internal/registry.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {

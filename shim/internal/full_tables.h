@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <string>
 
 namespace verbsemu::shim::internal {
 
@@ -25,6 +27,11 @@ inline constexpr TableInfo kTables[] = {
      "their QPs spin instead of deferring"},
 };
 inline constexpr size_t kTableCount = std::size(kTables);
+
+// An object found table `t` full: one warning per table and process, and
+// a count for the report (TableFullLines).
+void NoteTableFull(Table t, size_t capacity) noexcept;
+std::string TableFullLines();
 
 }  // namespace verbsemu::shim::internal
 

@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "shim/internal/registry.h"
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {

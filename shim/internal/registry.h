@@ -9,8 +9,6 @@
 #include <memory>
 #include <string>
 
-#include "shim/internal/full_tables.h"
-
 namespace verbsemu::shim::internal {
 
 struct ContextState;
@@ -76,10 +74,6 @@ void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed);
 // `verbs_calls` false: libibverbs itself is tearing the device down, so the
 // shim's objects are forgotten, not destroyed.
 void TeardownContext(ibv_context* ctx, bool verbs_calls);
-// An object found table `t` full: one warning per table and process, and
-// a count for the report (TableFullLines).
-void NoteTableFull(Table t, size_t capacity) noexcept;
-std::string TableFullLines();
 // Calibrates the TSC on first use. False when that failed: the process
 // then runs without emulation (PassThroughLocked). Caller holds E().mu.
 bool EnsureCalibratedLocked() noexcept;
