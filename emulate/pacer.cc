@@ -14,16 +14,30 @@ Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
           static_cast<uint64_t>(static_cast<double>(burst_ticks) * kOwnFrac)) {}
 
 Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
-             uint64_t burst_ticks, PacerState& shared, uint64_t now)
+             uint64_t burst_ticks, PacerState& shared, uint64_t now,
+             uint64_t max_ahead_ticks, std::atomic<uint64_t>* resets)
     : Pacer(target_bytes_per_tick, real_bytes_per_tick, uint64_t{0}) {
+  if (now == 0) now = 1;
   // The first pacer on the link sets its epoch; the others take it.
   uint64_t unset = 0;
-  shared.epoch.compare_exchange_strong(unset, now > 0 ? now : 1,
-                                       std::memory_order_relaxed);
+  shared.epoch.compare_exchange_strong(unset, now, std::memory_order_relaxed);
   epoch_ = shared.epoch.load(std::memory_order_relaxed);
+  resets_ = resets;
+  if (max_ahead_ticks != 0 && epoch_ > now && epoch_ - now > max_ahead_ticks) {
+    // The TSC went backwards since the link's first use: re-based at now,
+    // its schedule (in the old time base) dropped.
+    if (shared.epoch.compare_exchange_strong(epoch_, now,
+                                             std::memory_order_relaxed)) {
+      shared.free_at.store(0, std::memory_order_relaxed);
+      epoch_ = now;
+      NoteReset();
+    }
+  }
   frac_ = kSharedFrac;
   burst_fx_ =
       static_cast<uint64_t>(static_cast<double>(burst_ticks) * kSharedFrac);
+  max_ahead_fx_ =
+      static_cast<uint64_t>(static_cast<double>(max_ahead_ticks) * kSharedFrac);
   state_ = &shared;
 }
 
@@ -41,15 +55,28 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   std::atomic<uint64_t>& link = state_->free_at;
   uint64_t free_at = link.load(std::memory_order_relaxed);
   uint64_t finish;
-  do {
+  for (;;) {
+    if (max_ahead_fx_ != 0 && free_at > now_fx &&
+        free_at - now_fx > max_ahead_fx_) {
+      // Booked beyond any real backlog: no reservation made that.
+      if (!link.compare_exchange_weak(free_at, now_fx,
+                                      std::memory_order_relaxed)) {
+        continue;
+      }
+      free_at = now_fx;
+      NoteReset();
+    }
     // Catch-up window: the configured burst, and at least two messages of
     // this size (a sender that lost the CPU for one message, e.g. to a soft
     // device's packet processing, gets that link time back).
     const uint64_t slack = std::max(burst_fx_, 2 * cost_fx);
     const uint64_t earliest = now_fx > slack ? now_fx - slack : 0;
     finish = std::max(free_at, earliest) + cost_fx;
-  } while (
-      !link.compare_exchange_weak(free_at, finish, std::memory_order_relaxed));
+    if (link.compare_exchange_weak(free_at, finish,
+                                   std::memory_order_relaxed)) {
+      break;
+    }
+  }
   const uint64_t release_fx = finish > real_fx ? finish - real_fx : 0;
   const uint64_t release =
       epoch_ + static_cast<uint64_t>(static_cast<double>(release_fx) / frac_);

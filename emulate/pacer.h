@@ -38,8 +38,16 @@ class Pacer {
   // or others, reserve on too. Its times are TSC ticks (every core of a node
   // reads one TSC) since the link's first use (`now` of the first pacer made
   // on it), in 1/64 tick: good for 2^58 ticks (3.8 years at 2.4 GHz).
+  //
+  // Values read from shared memory are bounded (another process's bug, a
+  // stale file, a hostile user's writes must not stall this one): with
+  // `max_ahead_ticks` (0: unbounded), a schedule booked further ahead of
+  // now than that is reset to now, and an epoch that far after now (the
+  // TSC went backwards: a reboot under a kept VERBSEMU_SHM_DIR file, a
+  // migrated VM) re-bases the link at now; each counts in `*resets`.
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
-        uint64_t burst_ticks, PacerState& shared, uint64_t now);
+        uint64_t burst_ticks, PacerState& shared, uint64_t now,
+        uint64_t max_ahead_ticks = 0, std::atomic<uint64_t>* resets = nullptr);
 
   bool enabled() const { return target_ > 0; }
 
@@ -48,6 +56,9 @@ class Pacer {
   uint64_t Reserve(uint64_t now, uint64_t bytes);
 
  private:
+  void NoteReset() {
+    if (resets_ != nullptr) resets_->fetch_add(1, std::memory_order_relaxed);
+  }
   // Fixed point of a pacer's own link, 1/4096 tick: exact enough for
   // 64-byte messages and good for ~19 days of a 3 GHz TSC after the epoch.
   static constexpr double kOwnFrac = 4096.0;
@@ -59,6 +70,8 @@ class Pacer {
   uint64_t epoch_ = 0;
   double frac_ = kOwnFrac;
   uint64_t burst_fx_ = 0;
+  uint64_t max_ahead_fx_ = 0;  // 0: unbounded
+  std::atomic<uint64_t>* resets_ = nullptr;
   PacerState own_;
   PacerState* state_ = &own_;  // free_at: (tick - epoch) * frac_
 };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -113,6 +114,45 @@ TEST(PacerTest, SharedScheduleKeepsFractionalCosts) {
   // cost rounds to 1/64 tick: within 0.05% over the run.
   const double expected = 3000 * 64 / 3.0;
   EXPECT_NEAR(static_cast<double>(last - start), expected, expected * 5e-4);
+}
+
+TEST(PacerTest, AHostileScheduleIsResetAndCounted) {
+  // Another user's (or a stale file's) free_at years ahead: reset to now,
+  // and the post goes at the target rate instead of waiting for it.
+  PacerState link;
+  std::atomic<uint64_t> resets{0};
+  const uint64_t start = 1'000'000;
+  Pacer p(1.0, 0, 0, link, start, /*max_ahead_ticks=*/100'000, &resets);
+  link.free_at.store(uint64_t{1} << 62);
+  EXPECT_EQ(p.Reserve(start + 10, 1000), start + 10 + 1000);
+  EXPECT_EQ(resets.load(), 1u);
+  // A real backlog within the bound is kept.
+  for (int i = 0; i < 50; ++i) p.Reserve(start + 10, 1000);
+  EXPECT_EQ(p.Reserve(start + 10, 1000), start + 10 + 52 * 1000);
+  EXPECT_EQ(resets.load(), 1u);
+}
+
+TEST(PacerTest, AnEpochAfterNowIsRebased) {
+  // The link was first used at a TSC far beyond this one (the TSC went
+  // backwards: a reboot under a kept segment file): re-based at now.
+  PacerState link;
+  link.epoch.store(uint64_t{1} << 50);
+  link.free_at.store(uint64_t{1} << 40);
+  std::atomic<uint64_t> resets{0};
+  const uint64_t now = 5'000;
+  Pacer p(1.0, 0, 0, link, now, /*max_ahead_ticks=*/100'000, &resets);
+  EXPECT_EQ(link.epoch.load(), now);
+  EXPECT_EQ(resets.load(), 1u);
+  EXPECT_EQ(p.Reserve(now, 1000), now + 1000);
+}
+
+TEST(PacerTest, UnboundedWithoutAWindow) {
+  // max_ahead 0 (the default): the schedule is trusted as it is.
+  PacerState link;
+  const uint64_t start = 1'000'000;
+  Pacer p(1.0, 0, 0, link, start);
+  link.free_at.store(64 * 500'000);  // 500,000 ticks ahead of the epoch
+  EXPECT_EQ(p.Reserve(start, 1000), start + 501'000);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -313,12 +314,21 @@ TEST(LoadTopologyTest, MissingFileNamesThePathAndTheReason) {
   EXPECT_NE(why.find(path), std::string::npos) << why;
   EXPECT_NE(why.find("No such file or directory"), std::string::npos) << why;
 
+  // Neither a directory nor a device (nor a FIFO, which would block) is
+  // read.
   EXPECT_FALSE(LoadTopology(testing::TempDir(), &why).has_value());
-  EXPECT_NE(why.find("Is a directory"), std::string::npos) << why;
-
+  EXPECT_NE(why.find("not a regular file"), std::string::npos) << why;
   EXPECT_FALSE(LoadTopology("/dev/zero", &why).has_value());
-  EXPECT_NE(why.find("/dev/zero: it is larger than 16 MiB"), std::string::npos)
+  EXPECT_NE(why.find("/dev/zero: not a regular file"), std::string::npos)
       << why;
+
+  const std::string big = testing::TempDir() + "/big-topology";
+  std::ofstream(big).close();
+  std::filesystem::resize_file(big, (16u << 20) + 1);  // sparse
+  EXPECT_FALSE(LoadTopology(big, &why).has_value());
+  EXPECT_NE(why.find(big + ": it is larger than 16 MiB"), std::string::npos)
+      << why;
+  std::filesystem::remove(big);
 }
 
 TEST(FormatGidTest, RoundTrips) {

@@ -34,6 +34,8 @@ std::string LauncherUsage() {
          "sweep -h)\n"
          "       verbsemu doctor [--device NAME] [--no-self-test]  (checks "
          "this machine; exit 0: emulation reaches what it sees)\n"
+         "       verbsemu shm-clean [--unlink]  (lists, or removes, your "
+         "shared segments)\n"
          "FLAGS (each also read from its variable):\n" +
          KnobsUsage();
 }

@@ -2,7 +2,8 @@
 // prints the environment that does so (`verbsemu env ...`), sweeps a
 // command across latency and bandwidth settings (`verbsemu sweep`, in
 // //sweep), or checks that emulation will reach this machine's stack
-// (`verbsemu doctor`, in //doctor).
+// (`verbsemu doctor`, in //doctor), or lists and removes the shim's shared
+// segments (`verbsemu shm-clean`).
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "doctor/doctor.h"
 #include "shim/knobs.h"
 #include "shim/launcher.h"
+#include "shim/shm_clean.h"
 #include "sweep/cli.h"
 #include "sweep/executor.h"
 
@@ -76,6 +78,11 @@ int Sweep(const std::vector<std::string>& args) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "sweep") return Sweep(args);
+  if (!args.empty() && args[0] == "shm-clean") {
+    return verbsemu::shim::ShmCleanCommand(
+        std::vector<std::string>(args.begin() + 1, args.end()),
+        getenv("VERBSEMU_SHM_DIR"), stdout, stderr);
+  }
   if (!args.empty() && args[0] == "doctor") {
     return verbsemu::doctor::DoctorCommand(
         std::vector<std::string>(args.begin() + 1, args.end()), SelfExe());

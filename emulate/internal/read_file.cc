@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <system_error>
@@ -10,7 +11,15 @@ namespace verbsemu::emulate::internal {
 
 bool ReadFileText(const std::string& path, size_t max_bytes, std::string* text,
                   std::string* error) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO (or a tty) must not block the open; it is refused
+  // below with anything else that is not a regular file.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    *error = "not a regular file";
+    close(fd);
+    return false;
+  }
   ssize_t got = fd < 0 ? -1 : 1;
   char buffer[16384];
   while (got != 0 && fd >= 0 && text->size() <= max_bytes) {

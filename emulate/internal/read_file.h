@@ -10,8 +10,9 @@
 
 namespace verbsemu::emulate::internal {
 
-// The file's bytes into `*text`; false with the system's reason, or "it is
-// larger than N MiB", in `*error`.
+// The file's bytes into `*text`; false with the system's reason, "not a
+// regular file" (a FIFO, a device, a directory: refused without blocking),
+// or "it is larger than N MiB", in `*error`.
 bool ReadFileText(const std::string& path, size_t max_bytes, std::string* text,
                   std::string* error);
 

@@ -30,7 +30,9 @@ CacheRegistry& Caches() {
 void ReleaseThreadCache(void* p) {
   auto* c = static_cast<ThreadCache*>(p);
   FoldThreadCache(c);
-  c->stats.store(nullptr, std::memory_order_relaxed);
+  // Release: the reclaimer that sees nullptr (acquire) then frees the
+  // stats, after the fold's adds into them.
+  c->stats.store(nullptr, std::memory_order_release);
   c->wr_qpx = nullptr;
   c->wr_q = nullptr;
   tl_cache = nullptr;

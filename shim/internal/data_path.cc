@@ -4,8 +4,12 @@
 #include <time.h>
 
 #include <algorithm>
+#include <exception>
+#include <new>
 
+#include "shim/internal/boundary.h"
 #include "shim/internal/defer.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/pad_sender.h"
 #include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
@@ -69,12 +73,27 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   if (w == nullptr) *bad_wr = wr;
 }
 
+// DeferPostSend, whose copy of the chain may run out of memory: the post
+// is then refused whole, ENOMEM at its first WR, as a full send queue is
+// (nothing of it was queued: the copy is made before the queue takes it).
+int DeferPostSendNoThrow(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
+                         uint64_t t0, uint64_t due) noexcept {
+  try {
+    if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
+    return DeferPostSend(q, wr, bad_wr, t0, due);
+  } catch (const std::exception& ex) {
+    BoundaryFault("ibv_post_send", ex.what(), "the post is refused (ENOMEM)");
+  }
+  *bad_wr = wr;
+  return ENOMEM;
+}
+
 // A deferring QP's post: queued, due when the spin would have ended.
 int PostDeferred(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t t0,
                  PostShape shape, ThreadCache* tc, LatencyLaw* law) {
   bool owes = false;
   const uint64_t due = DueTime(q, t0, shape, &owes, law);
-  const int rc = DeferPostSend(q, wr, bad_wr, t0, due);
+  const int rc = DeferPostSendNoThrow(q, wr, bad_wr, t0, due);
   if (rc != 0) {
     shape = ScanChain(wr, *bad_wr);
     q->stats.failed_posts.Add(1);
@@ -160,14 +179,14 @@ void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
   q->stats.ovh_samples.Add(1);
 }
 
-int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexcept {
   Engine& e = E();
   const bool emulating = e.emulating;
   // The delay is measured from here, so the shim's own bookkeeping below is
   // absorbed into it rather than added to it.
   uint64_t t0 = emulating ? emulate::ReadTsc() : 0;
   QpState* q = LiveQp(qp);
-  if (q == nullptr) q = AdoptQp(qp);
+  if (q == nullptr) q = AdoptQpNoThrow(qp);
   if (q == nullptr) {
     return ForwardToProvider<&ContextState::post_send>(qp, wr, bad_wr);
   }

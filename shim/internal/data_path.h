@@ -48,7 +48,9 @@ uint64_t WaitOneLeg(QpState* q, uint64_t t0);
 void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
                         uint64_t t2);
 
-int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
+// noexcept: running out of memory holding a deferred post refuses it with
+// ENOMEM (*bad_wr its first WR), as a full send queue does.
+int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexcept;
 // Latency alone (no bandwidth mode, no report): nothing per QP is needed, so
 // this one reads the clock, finds the context's saved post_send and waits;
 // no QP lookup, byte scan or counters.

@@ -194,7 +194,10 @@ DeferList* ListLocked(ibv_context* ctx) {
   if (DeferList* c = e.defer_lists.Find(ctx)) return c;
   auto owned = std::make_unique<DeferList>();
   DeferList* c = owned.get();
-  if (!e.defer_lists.Insert(ctx, c)) return nullptr;
+  if (!e.defer_lists.Insert(ctx, c)) {
+    NoteTableFull(Table::kDeferLists, e.defer_lists.capacity());
+    return nullptr;
+  }
   e.defer_list_owner.push_back(std::move(owned));
   Progress().Watch(c);
   return c;
@@ -213,6 +216,7 @@ Counter& SpinCounter(DeferFallback why) {
   DeferCounters& c = E().defer;
   return why == DeferFallback::kThreadDomain     ? c.spin_td_qps
          : why == DeferFallback::kSingleThreaded ? c.spin_st_qps
+         : why == DeferFallback::kNoThread       ? c.spin_nt_qps
                                                  : c.spin_dv_qps;
 }
 
@@ -232,6 +236,11 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
   if (!e.deferring) return;
   q->defer_fallback = FallbackOf(q);
   DeferList* c = nullptr;
+  // No progress thread (a thread limit): a held post would wait for the
+  // application's next call, which may never come, so the QP spins.
+  if (q->defer_fallback == DeferFallback::kNone && !Progress().Start()) {
+    q->defer_fallback = DeferFallback::kNoThread;
+  }
   if (q->defer_fallback == DeferFallback::kNone) {
     c = ListLocked(q->qp->context);
   }
@@ -259,7 +268,6 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
   }
   (void)c->by_qpn.Insert(QpnKey(q->qpn), q->defer.get());
   e.defer.qps.Add(1);
-  Progress().Start();
 }
 
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,

@@ -5,10 +5,12 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 #include "emulate/tsc.h"
 #include "shim/internal/defer.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"
 
@@ -51,9 +53,9 @@ std::unique_ptr<DeferProgress>& Instance() {
 
 DeferProgress& Progress() { return *Instance(); }
 
-void DeferProgress::Start() {
+bool DeferProgress::Start() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (running_) return;
+  if (running_) return true;
   static std::once_flag exit_flush;
   std::call_once(exit_flush, [] { atexit(ExitFlush); });
   stop_ = false;
@@ -63,7 +65,15 @@ void DeferProgress::Start() {
                          .max_grace = cal.NsToTicks(kMaxGraceNs),
                          .yield = cal.NsToTicks(kYieldNs)});
   offset_ticks_.store(policy_.offset());
-  thread_ = std::thread([this] { Run(); });
+  if (TryStartThread(&thread_, [this] { Run(); })) return true;
+  running_ = false;
+  static std::atomic<bool> warned{false};
+  if (!warned.exchange(true)) {
+    Warn(
+        "cannot start the defer mode's progress thread (thread limit): its "
+        "QPs wait by spinning instead");
+  }
+  return false;
 }
 
 void DeferProgress::Stop() {

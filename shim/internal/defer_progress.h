@@ -29,8 +29,9 @@ namespace verbsemu::shim::internal {
 
 class DeferProgress {
  public:
-  // Starts the thread once (and registers the exit flush).
-  void Start();
+  // Starts the thread once (and registers the exit flush); false, with
+  // one warning per process, when no thread can be created.
+  bool Start();
   // Stops and joins it; Start starts it again.
   void Stop();
   // Adds a CQ list to the ones the thread drains.

@@ -30,12 +30,14 @@ constexpr uint64_t kNeverDue = ~uint64_t{0};
 // without locks, nor on any QP of a provider told to take no locks
 // (MLX5_SINGLE_THREADED=1, MLX4_SINGLE_THREADED=1: QPs of one context then
 // share a doorbell register unlocked); and mlx5dv_wr_* calls need the
-// provider's batch open.
+// provider's batch open; and with no progress thread (the system's thread
+// limit) nothing would hand a post over while the application waits.
 enum class DeferFallback : uint8_t {
   kNone,
   kThreadDomain,
   kSingleThreaded,
-  kDirectVerbs
+  kDirectVerbs,
+  kNoThread
 };
 
 struct DeferList;
@@ -48,6 +50,7 @@ struct DeferList;
   X(spin_dv_qps,                                                            \
     "QPs spinning instead: made or driven through mlx5dv, or with "         \
     "ibv_wr_flush")                                                         \
+  X(spin_nt_qps, "QPs spinning instead: no progress thread (thread limit)") \
   X(handed_posts, "posts handed to the provider")                           \
   X(thread_handed, "of them by the progress thread")                        \
   X(thread_wakes, "progress-thread wakes")                                  \

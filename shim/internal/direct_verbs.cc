@@ -44,8 +44,9 @@ ibv_qp* Mlx5dvCreateQp(ibv_context* context, ibv_qp_init_attr_ex* attr,
   if (qp == nullptr) return qp;
   if (ContextState* c = E().contexts.Find(context)) {
     E().direct_verbs_objects.Add(1);
-    RegisterQp(c, qp, (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0,
-               QpOrigin::kDirectVerbs);
+    RegisterQpNoThrow(c, qp,
+                      (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0,
+                      QpOrigin::kDirectVerbs);
   }
   return qp;
 }

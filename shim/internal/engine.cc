@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
+#include "shim/internal/boundary.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/hidden_qps.h"
@@ -42,16 +45,6 @@ void ResetStatsLocked() {
   e.latency_law.ResetCounts();
 }
 
-// AdoptQp for ibv_modify_qp, which must not throw into its C caller: out
-// of memory leaves the QP unemulated.
-QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
-  try {
-    return AdoptQp(qp);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
 // OnQpModified for ibv_modify_qp: the provider did modify the QP, and the
 // call says so even when the shim runs out of memory; only the QP's
 // emulation may then lag (e.g. no link until its next RTR). False then.
@@ -78,6 +71,19 @@ std::string LockFreeProvider() {
 }
 
 }  // namespace
+
+void BoundaryFault(const char* where, const char* what,
+                   const char* effect) noexcept {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  char line[320];
+  const int n = std::snprintf(line, sizeof line, "verbsemu: %s: %s; %s\n",
+                              where, what, effect);
+  if (n <= 0) return;
+  const auto len = std::min(static_cast<size_t>(n), sizeof line - 1);
+  ssize_t ignored = write(2, line, len);
+  (void)ignored;
+}
 
 void Warn(const std::string& line) {
   std::string msg = "verbsemu: " + line + "\n";
@@ -119,12 +125,7 @@ void Configure(const Settings& settings, const std::string& error) {
     std::lock_guard<std::mutex> lock(e.mu);
     e.configured.store(true, std::memory_order_release);
     e.settings = Settings{};
-    e.config_error = error;
-    e.patching = false;
-    e.emulating = false;
-    e.wrap = Wrapping{};
-    e.note_lateness = false;
-    Warn(error + "; running without emulation");
+    PassThroughLocked(e, error + "; running without emulation");
     return;
   }
   // The TSC is calibrated when the first device is opened, so processes that
@@ -140,33 +141,39 @@ void ConfigureFromEnvironment() {
   Configure(r.settings, r.error);
 }
 
-void EnsureConfigured() {
+void EnsureConfigured() noexcept {
   Engine& e = E();
   if (e.configured.load(std::memory_order_acquire)) return;
   static std::mutex once;
   std::lock_guard<std::mutex> lock(once);
-  if (!e.configured.load(std::memory_order_acquire)) ConfigureFromEnvironment();
+  if (e.configured.load(std::memory_order_acquire)) return;
+  ShimStep("reading the settings", [] { ConfigureFromEnvironment(); });
+  if (e.configured.load(std::memory_order_acquire)) return;
+  // Configuration itself failed (out of memory): pure pass-through.
+  std::lock_guard<std::mutex> engine(e.mu);
+  e.configured.store(true, std::memory_order_release);
+  PassThroughLocked(e, "cannot read the settings; running without emulation");
 }
 
-ibv_context* OpenDevice(ibv_device* device) {
+ibv_context* OpenDevice(ibv_device* device) noexcept {
   EnsureConfigured();
   if (Real().open_device == nullptr) {
     errno = ENOSYS;
     return nullptr;
   }
   ibv_context* ctx = Real().open_device(device);
-  RegisterContext(ctx);
+  ShimStep("ibv_open_device", [ctx] { RegisterContext(ctx); });
   return ctx;
 }
 
-ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data) {
+ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data) noexcept {
   EnsureConfigured();
   if (Real().verbs_open_device == nullptr) {
     errno = ENOSYS;
     return nullptr;
   }
   ibv_context* ctx = Real().verbs_open_device(device, private_data);
-  RegisterContext(ctx);
+  ShimStep("verbs_open_device", [ctx] { RegisterContext(ctx); });
   return ctx;
 }
 
@@ -207,24 +214,27 @@ int CmdDestroyQp(ibv_qp* qp) noexcept {
   return rc;
 }
 
-int CloseDevice(ibv_context* context) {
-  TeardownContext(context, /*verbs_calls=*/true);
+int CloseDevice(ibv_context* context) noexcept {
+  ShimStep("ibv_close_device",
+           [context] { TeardownContext(context, /*verbs_calls=*/true); });
   if (Real().close_device == nullptr) return ENOSYS;
   return Real().close_device(context);
 }
 
-void VerbsUninitContext(verbs_context* context) {
+void VerbsUninitContext(verbs_context* context) noexcept {
   // The shim closing its own context: nothing of the shim's to tear down,
   // and its registry lock may be held by this very thread.
   if (context != nullptr && !OwnContextScope::Active()) {
-    TeardownContext(&context->context, /*verbs_calls=*/false);
+    ShimStep("verbs_uninit_context", [context] {
+      TeardownContext(&context->context, /*verbs_calls=*/false);
+    });
   }
   if (Real().verbs_uninit_context != nullptr) {
     Real().verbs_uninit_context(context);
   }
 }
 
-ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
+ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) noexcept {
   if (Real().create_qp == nullptr) {
     errno = ENOSYS;
     return nullptr;
@@ -232,21 +242,21 @@ ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) {
   ibv_qp* qp = Real().create_qp(pd, attr);
   if (qp != nullptr) {
     if (ContextState* c = E().contexts.Find(qp->context)) {
-      RegisterQp(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs, &attr->cap,
-                 attr->sq_sig_all != 0);
+      RegisterQpNoThrow(c, qp, /*with_send_ops=*/false, QpOrigin::kVerbs,
+                        &attr->cap, attr->sq_sig_all != 0);
     }
   }
   return qp;
 }
 
-int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
+int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) noexcept {
   if (Real().modify_qp == nullptr) return ENOSYS;
   QpState* q = qp != nullptr ? LiveQp(qp) : nullptr;
   // A QP created where the shim did not see it (libefa's and other
   // providers' own creation calls, a privately loaded libibverbs) is
   // adopted here, before its first post, as if registered at creation.
   if (q == nullptr && qp != nullptr) q = AdoptQpNoThrow(qp);
-  FlushDeferred(q, FlushReason::kModify);
+  ShimStep("ibv_modify_qp", [q] { FlushDeferred(q, FlushReason::kModify); });
   const int rc = Real().modify_qp(qp, attr, attr_mask);
   if (rc != 0 || attr == nullptr) return rc;
   if (QpState* now = E().qps.Find(qp)) {
@@ -255,33 +265,39 @@ int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) {
   return rc;
 }
 
-int DestroyQp(ibv_qp* qp) {
+int DestroyQp(ibv_qp* qp) noexcept {
   if (Real().destroy_qp == nullptr) return ENOSYS;
-  std::unique_ptr<QpState> q = DetachQp(qp);
-  FlushDeferred(q.get(), FlushReason::kDestroy);
+  std::unique_ptr<QpState> q;
+  ShimStep("ibv_destroy_qp", [&q, qp] {
+    q = DetachQp(qp);
+    FlushDeferred(q.get(), FlushReason::kDestroy);
+  });
   const int rc = Real().destroy_qp(qp);
-  FinishDestroy(std::move(q), rc == 0);
+  ShimStep("ibv_destroy_qp",
+           [&q, rc] { FinishDestroy(std::move(q), rc == 0); });
   return rc;
 }
 
-ibv_ah* CreateAh(ibv_pd* pd, ibv_ah_attr* attr) {
+ibv_ah* CreateAh(ibv_pd* pd, ibv_ah_attr* attr) noexcept {
   if (Real().create_ah == nullptr) {
     errno = ENOSYS;
     return nullptr;
   }
   ibv_ah* ah = Real().create_ah(pd, attr);
-  if (ah != nullptr && attr != nullptr) ClassifyAh(ah, *attr);
+  if (ah != nullptr && attr != nullptr) {
+    ShimStep("ibv_create_ah", [ah, attr] { ClassifyAh(ah, *attr); });
+  }
   return ah;
 }
 
-int DestroyAh(ibv_ah* ah) {
+int DestroyAh(ibv_ah* ah) noexcept {
   if (Real().destroy_ah == nullptr) return ENOSYS;
-  ForgetAh(ah);
+  ShimStep("ibv_destroy_ah", [ah] { ForgetAh(ah); });
   return Real().destroy_ah(ah);
 }
 
 ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
-                 ibv_comp_channel* channel, int comp_vector) {
+                 ibv_comp_channel* channel, int comp_vector) noexcept {
   if (Real().create_cq == nullptr) {
     errno = ENOSYS;
     return nullptr;
@@ -293,12 +309,13 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
   return cq;
 }
 
-int DestroyCq(ibv_cq* cq) {
+int DestroyCq(ibv_cq* cq) noexcept {
   if (Real().destroy_cq == nullptr) return ENOSYS;
   return Real().destroy_cq(cq);
 }
 
-int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
+int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq,
+               void** cq_context) noexcept {
   if (Real().get_cq_event == nullptr) return ENOSYS;
   return Real().get_cq_event(channel, cq, cq_context);
 }
@@ -355,6 +372,9 @@ void ResetForTesting() {
   e.traffic.clear();
   e.traffic_paths = TrafficPaths{};
   e.warned_traffic = false;
+  e.link_resets = 0;
+  for (auto& n : e.tables_full) n = 0;
+  e.qps_full = false;
   ResetHiddenQpsForTesting();
 }
 

@@ -33,13 +33,13 @@ void ConfigureFromEnvironment();
 // the first direct-verbs query), unless something configured already. Not
 // a constructor: a library's constructor may open a device before the
 // shim's own constructor runs.
-void EnsureConfigured();
+void EnsureConfigured() noexcept;
 
 // Control path (signatures of the verbs they replace).
-ibv_context* OpenDevice(ibv_device* device);
-ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data);
-int CloseDevice(ibv_context* context);
-void VerbsUninitContext(verbs_context* context);
+ibv_context* OpenDevice(ibv_device* device) noexcept;
+ibv_context* VerbsOpenDevice(ibv_device* device, void* private_data) noexcept;
+int CloseDevice(ibv_context* context) noexcept;
+void VerbsUninitContext(verbs_context* context) noexcept;
 // Providers' calls into libibverbs' private ABI, made across the library
 // boundary whatever the distribution's link flags: every context a provider
 // sets up passes verbs_set_ops (registered and patched there), and every QP
@@ -47,16 +47,17 @@ void VerbsUninitContext(verbs_context* context);
 // whichever handle the application reached libibverbs through.
 void VerbsSetOps(verbs_context* context, const void* ops) noexcept;
 int CmdDestroyQp(ibv_qp* qp) noexcept;
-ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr);
-int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
-int DestroyQp(ibv_qp* qp);
+ibv_qp* CreateQp(ibv_pd* pd, ibv_qp_init_attr* attr) noexcept;
+int ModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask) noexcept;
+int DestroyQp(ibv_qp* qp) noexcept;
 // UD address handles: classified by VERBSEMU_TOPOLOGY (peer_class.h).
-ibv_ah* CreateAh(ibv_pd* pd, ibv_ah_attr* attr);
-int DestroyAh(ibv_ah* ah);
+ibv_ah* CreateAh(ibv_pd* pd, ibv_ah_attr* attr) noexcept;
+int DestroyAh(ibv_ah* ah) noexcept;
 ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
-                 ibv_comp_channel* channel, int comp_vector);
-int DestroyCq(ibv_cq* cq);
-int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context);
+                 ibv_comp_channel* channel, int comp_vector) noexcept;
+int DestroyCq(ibv_cq* cq) noexcept;
+int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq,
+               void** cq_context) noexcept;
 
 // Fork support: the child starts with fresh statistics.
 void AtForkPrepare();

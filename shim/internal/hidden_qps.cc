@@ -9,10 +9,10 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <system_error>
 #include <thread>
 #include <utility>
 
+#include "shim/internal/faults.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"
 
@@ -159,10 +159,11 @@ bool StartHiddenQpWatch() {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  try {
-    std::thread(WatchLoop).detach();
+  std::thread watcher;
+  if (TryStartThread(&watcher, WatchLoop)) {
+    watcher.detach();
     w.watcher = getpid();
-  } catch (const std::system_error&) {
+  } else {
     w.start_failed = true;  // a thread limit: the look at exit only
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);

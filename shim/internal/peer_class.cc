@@ -74,7 +74,9 @@ void ClassifyAh(const ibv_ah* ah, const ibv_ah_attr& attr) {
   std::lock_guard<std::mutex> lock(e.mu);
   ++e.classified_ahs;
   if (law != nullptr && e.ah_laws.Find(ah) == nullptr) {
-    e.ah_laws.Insert(ah, law);
+    if (!e.ah_laws.Insert(ah, law)) {
+      NoteTableFull(Table::kUdAhs, e.ah_laws.capacity());
+    }
   }
 }
 

@@ -18,6 +18,10 @@ namespace {
 
 // How far a paced sender may fall behind the virtual link and catch up.
 constexpr double kPaceBurstNs = 20'000;
+// How far ahead of now a shared link may be booked: beyond it a value in
+// the segment is not a real backlog (garbage, a stale file, another user's
+// writes) and is reset, so that no post waits for it.
+constexpr double kMaxAheadNs = 1e9;
 
 bool HasQueryPort(const verbs_context* v) {
   return v != nullptr &&
@@ -81,8 +85,9 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
     auto make = [&](emulate::PacerState* shared) {
       const uint64_t now = emulate::ReadTsc();
       return shared != nullptr
-                 ? std::make_unique<emulate::Pacer>(target, real, burst,
-                                                    *shared, now)
+                 ? std::make_unique<emulate::Pacer>(
+                       target, real, burst, *shared, now,
+                       e.cal.NsToTicks(kMaxAheadNs), &e.link_resets)
                  : std::make_unique<emulate::Pacer>(target, real, now, burst);
     };
     SharedLink* s = link->shared.get();

@@ -5,6 +5,7 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
 #define VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -28,9 +29,13 @@ struct QpState;
 // rate (every rank of a node, and every VF of a port, shares the port's one
 // link). Zero-filled is new.
 struct SharedLink {
+  static constexpr uint64_t kTag = SegmentTag(1, 2);  // name: link-v2
+  std::atomic<uint64_t> tag{0};
   emulate::PacerState out;             // pace mode: what the port sends
   alignas(64) emulate::PacerState in;  // reads and atomics: what comes back
 };
+static_assert(sizeof(SharedLink) == 128,
+              "a new layout: change kTag's version and the name's -vN");
 
 struct PortLink {
   uint8_t port = 1;

@@ -123,15 +123,14 @@ void PortTraffic::Restart() {
   start_ = ReadDevicePackets(paths_.sysfs_root, device_, port_);
   start_posted_ = shared_->posted_packets.load(std::memory_order_acquire);
   start_read_ever_ = shared_->read_qps_ever.load(std::memory_order_relaxed);
-  start_read_live_ = shared_->read_qps_live.load(std::memory_order_relaxed) > 0;
 }
 
 void PortTraffic::ServeReads(bool on) {
   if (on) {
     shared_->read_qps_ever.fetch_add(1, std::memory_order_relaxed);
-    shared_->read_qps_live.fetch_add(1, std::memory_order_relaxed);
+    own_read_qps_.fetch_add(1, std::memory_order_relaxed);
   } else {
-    shared_->read_qps_live.fetch_sub(1, std::memory_order_relaxed);
+    own_read_qps_.fetch_sub(1, std::memory_order_relaxed);
   }
 }
 
@@ -143,8 +142,7 @@ TrafficWindow PortTraffic::Window() const {
       shared_->posted_packets.load(std::memory_order_acquire);
   const auto now = ReadDevicePackets(paths_.sysfs_root, device_, port_);
   w.shim_posted = posted - start_posted_;
-  w.serves_reads = start_read_live_ ||
-                   shared_->read_qps_live.load(std::memory_order_relaxed) > 0 ||
+  w.serves_reads = own_read_qps_.load(std::memory_order_relaxed) > 0 ||
                    shared_->read_qps_ever.load(std::memory_order_relaxed) !=
                        start_read_ever_;
   if (start_ && now && now->sent >= start_->sent &&

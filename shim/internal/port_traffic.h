@@ -36,12 +36,18 @@
 
 namespace verbsemu::shim::internal {
 
-// The node-wide shared counts of one (user, job, physical port).
+// The node-wide shared counts of one (user, job, physical port). Only
+// counts that only grow: a process that crashes leaves nothing to undo
+// (a count of live READ-serving QPs would stay up after a crash and keep
+// every later report from judging).
 struct SharedPortCounts {
+  static constexpr uint64_t kTag = SegmentTag(2, 2);  // name: -v2-
+  std::atomic<uint64_t> tag{0};
   std::atomic<uint64_t> posted_packets{0};  // request packets, upper bound
-  std::atomic<int64_t> read_qps_live{0};    // QPs allowed to serve READs
-  std::atomic<uint64_t> read_qps_ever{0};
+  std::atomic<uint64_t> read_qps_ever{0};   // QPs allowed to serve READs
 };
+static_assert(sizeof(SharedPortCounts) == 24,
+              "a new layout: change kTag's version and the name's -vN");
 
 struct DevicePackets {
   uint64_t sent = 0;
@@ -62,9 +68,11 @@ std::vector<int> DevicePorts(const std::string& sysfs_root,
 // Counts over one window, and what they mean.
 struct TrafficWindow {
   bool device_counters = false;
-  DevicePackets device;       // deltas
-  uint64_t shim_posted = 0;   // delta of SharedPortCounts::posted_packets
-  bool serves_reads = false;  // a shim QP on the node may answer READs
+  DevicePackets device;      // deltas
+  uint64_t shim_posted = 0;  // delta of SharedPortCounts::posted_packets
+  // A shim QP may answer READs: this process's own, or one any process
+  // of the node set up during the window.
+  bool serves_reads = false;
 };
 struct TrafficVerdict {
   uint64_t unexplained = 0;  // sent - (posted + received), or 0
@@ -109,7 +117,7 @@ class PortTraffic {
   std::optional<DevicePackets> start_;
   uint64_t start_posted_ = 0;
   uint64_t start_read_ever_ = 0;
-  bool start_read_live_ = false;
+  std::atomic<int64_t> own_read_qps_{0};  // this process's, live
 };
 
 }  // namespace verbsemu::shim::internal

@@ -162,6 +162,20 @@ TEST_F(PortTrafficTest, AQpServingReadsTurnsTheVerdictIntoANote) {
   EXPECT_NE(line.find("responses to remote READs"), std::string::npos);
 }
 
+TEST_F(PortTrafficTest, AReadServerThatCrashedLeavesNoCountBehind) {
+  SetRxe(0, 0);
+  {
+    // A process that served READs and died without retiring its QP.
+    auto crashed = Start();
+    crashed->ServeReads(true);
+  }
+  auto t = Start();  // a later process's window
+  SetRxe(100'000, 1'000);
+  EXPECT_FALSE(t->Window().serves_reads);
+  EXPECT_NE(t->ReportLine().find("that no shim process posted"),
+            std::string::npos);
+}
+
 TEST_F(PortTrafficTest, ARestartedWindowStartsFromNow) {
   SetRxe(0, 0);
   auto t = Start();

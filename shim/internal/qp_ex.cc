@@ -9,9 +9,13 @@
 #include <errno.h>
 
 #include <algorithm>
+#include <memory>
+#include <new>
 
+#include "shim/internal/boundary.h"
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/peer_class.h"
 #include "shim/internal/qp_ex_slots.h"
 #include "shim/internal/state.h"
@@ -253,7 +257,19 @@ int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
   // batch lock after the queue's (the application's wr_id and wr_flags
   // live in the ibv_qp_ex it writes).
   q->batch_mu.unlock();
-  const int rc = DeferBatch(q, tc->recordings.SlotOf(r), origin, due, shape);
+  std::unique_ptr<WrRecording>* slot = tc->recordings.SlotOf(r);
+  int rc = ENOMEM;
+  // Out of memory holding the batch: refused whole, as a full queue is.
+  if (!ShimStep(
+          "ibv_wr_complete",
+          [&] {
+            if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
+            rc = DeferBatch(q, slot, origin, due, shape);
+          },
+          "the batch is refused (ENOMEM)") &&
+      slot != nullptr && *slot != nullptr) {
+    (*slot)->Close();
+  }
   if (e.wrap.bytes) AccountBatch(tc, q, shape, rc, 0);
   return rc;
 }

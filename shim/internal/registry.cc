@@ -4,11 +4,15 @@
 #include <stddef.h>
 
 #include <algorithm>
+#include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/hidden_qps.h"
 #include "shim/internal/loopback.h"
 #include "shim/internal/peer_class.h"
@@ -132,6 +136,7 @@ void PatchOps(ContextState* c, const Wrapping& wrap) {
 std::unique_ptr<QpState> DetachQpLocked(QpState* q) {
   Engine& e = E();
   e.qps.Erase(q->qp);
+  e.qps_full.store(false, std::memory_order_relaxed);
   auto it = e.qp_owner.find(q->qp);
   std::unique_ptr<QpState> owned = std::move(it->second);
   e.qp_owner.erase(it);
@@ -181,10 +186,34 @@ void RetireDetachedLocked(std::unique_ptr<QpState> q, bool verbs_calls) {
 
 }  // namespace
 
-void EnsureCalibratedLocked() {
+void PassThroughLocked(Engine& e, const std::string& why) noexcept {
+  e.patching = false;
+  e.emulating = false;
+  e.wrap = Wrapping{};
+  e.note_lateness = false;
+  try {
+    e.config_error = why;
+    Warn(why);
+  } catch (...) {  // out of memory: the line is lost, the fallback stands
+  }
+}
+
+bool EnsureCalibratedLocked() noexcept {
   Engine& e = E();
-  if (e.calibrated) return;
-  ApplyCalibration(e, emulate::ProcessTscCalibration());
+  if (e.calibrated) return true;
+  try {
+    if (FaultInjected(Fault::kCalibration)) {
+      throw std::runtime_error("tsc calibration: clock did not advance");
+    }
+    ApplyCalibration(e, emulate::ProcessTscCalibration());
+    return true;
+  } catch (const std::exception& ex) {
+    PassThroughLocked(e,
+                      std::string(ex.what()) + "; running without emulation");
+  } catch (...) {
+    PassThroughLocked(e, "tsc calibration failed; running without emulation");
+  }
+  return false;
 }
 
 OwnContextScope::OwnContextScope() { ++tl_own_context_depth; }
@@ -204,9 +233,10 @@ ContextState* RegisterContext(ibv_context* ctx) {
     PatchOps(existing, e.wrap);
     return existing;
   }
-  EnsureCalibratedLocked();
+  if (!EnsureCalibratedLocked()) return nullptr;
   const char* name = ctx->device != nullptr ? ctx->device->name : "";
   if (!e.settings.EmulatesDevice(name)) return nullptr;
+  if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
   auto c = std::make_unique<ContextState>();
   c->ctx = ctx;
   c->vctx = verbs_get_ctx(ctx);
@@ -222,7 +252,10 @@ ContextState* RegisterContext(ibv_context* ctx) {
   if (!e.settings.report.empty() && !RealVerbsAreFake()) StartHiddenQpWatch();
   SaveOps(c.get());
   ContextState* raw = c.get();
-  if (!e.contexts.Insert(ctx, raw)) return nullptr;
+  if (!e.contexts.Insert(ctx, raw)) {
+    NoteTableFull(Table::kContexts, e.contexts.capacity());
+    return nullptr;
+  }
   e.ctx_owner.emplace(ctx, std::move(c));
   // Published in the map first, then patched: the wrappers find their state.
   PatchOps(raw, e.wrap);
@@ -234,6 +267,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
   if (QpState* existing = e.qps.Find(qp)) return existing;
+  if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
   auto owned = std::make_unique<QpState>();
   QpState* q = owned.get();
   q->qp = qp;
@@ -253,7 +287,9 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
     }
   }
   if (!e.qps.Insert(qp, q)) {
-    // Table full: the QP runs unemulated.
+    // Table full: the QP runs unemulated, and adoption is not tried.
+    NoteTableFull(Table::kQps, e.qps.capacity());
+    e.qps_full.store(true, std::memory_order_relaxed);
     if (q->qpx != nullptr) UnwrapQpEx(q->qpx, q->provider);
     e.qp_owner.erase(slot);
     return nullptr;
@@ -273,7 +309,17 @@ QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
   }
 }
 
+QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept {
+  try {
+    return AdoptQp(qp);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 QpState* AdoptQp(ibv_qp* qp) {
+  // Its table full: not queried (this is reached per post), not emulated.
+  if (E().qps_full.load(std::memory_order_relaxed)) return nullptr;
   ContextState* c = E().contexts.Find(qp->context);
   if (c == nullptr) return nullptr;
   ibv_qp_attr attr{};

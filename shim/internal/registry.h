@@ -7,10 +7,12 @@
 #include <infiniband/verbs.h>
 
 #include <memory>
+#include <string>
 
 namespace verbsemu::shim::internal {
 
 struct ContextState;
+struct Engine;
 struct QpState;
 
 // While one lives on a thread, contexts opened there are the shim's own
@@ -54,6 +56,9 @@ QpState* RegisterQpNoThrow(ContextState* c, ibv_qp* qp, bool with_send_ops,
 // ibv_modify_qp or first post, its ibv_qp_ex slots wrapped when it has
 // send ops.
 QpState* AdoptQp(ibv_qp* qp);
+// As AdoptQp, for callers reached from C: nullptr (the QP unemulated)
+// instead of an exception.
+QpState* AdoptQpNoThrow(ibv_qp* qp) noexcept;
 // The state of the QP at `qp`, or nullptr. A state whose QP number is not
 // the QP's (destroyed where the shim could not see it, another QP created at
 // the same address) is retired first, so the new QP is adopted fresh.
@@ -69,8 +74,13 @@ void FinishDestroy(std::unique_ptr<QpState> q, bool destroyed);
 // `verbs_calls` false: libibverbs itself is tearing the device down, so the
 // shim's objects are forgotten, not destroyed.
 void TeardownContext(ibv_context* ctx, bool verbs_calls);
-// Caller holds E().mu.
-void EnsureCalibratedLocked();
+// Calibrates the TSC on first use. False when that failed: the process
+// then runs without emulation (PassThroughLocked). Caller holds E().mu.
+bool EnsureCalibratedLocked() noexcept;
+// Emulation off for the whole process (what is patched stays, and forwards
+// to the provider): `why` is printed once and kept for the report. Caller
+// holds E().mu.
+void PassThroughLocked(Engine& e, const std::string& why) noexcept;
 // Forgets every context and QP without verbs calls (tests, fork).
 void ForgetAllLocked();
 

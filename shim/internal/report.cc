@@ -12,6 +12,7 @@
 #include "shim/internal/direct_verbs.h"
 #include "shim/internal/hidden_qps.h"
 #include "shim/internal/registry.h"
+#include "shim/internal/report_file.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
 #include "shim/knobs.h"
@@ -225,7 +226,7 @@ const char* QpTypeName(ibv_qp_type type) {
 std::string ReportText(std::vector<std::string>* warnings) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
-  EnsureCalibratedLocked();
+  (void)EnsureCalibratedLocked();
   std::vector<QpRecord> all(e.retired.begin(), e.retired.end());
   for (auto& [key, q] : e.qp_owner) {
     all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot(),
@@ -262,6 +263,12 @@ std::string ReportText(std::vector<std::string>* warnings) {
       out += line + "\n";
     }
   }
+  out += TableFullLines();
+  if (const uint64_t n = e.link_resets.load(std::memory_order_relaxed)) {
+    out += std::to_string(n) +
+           " shared link schedules reset: booked beyond 1 s ahead, or first "
+           "used at a TSC after now (a stale or foreign segment)\n";
+  }
   return out + DirectVerbsReportLine() + LoopbackLine(e) + TopologyLine(e) +
          DrawnLine(e) + DeferLine(e) + WaitsLine(e) + SleepLine(e) +
          OverheadLine(e, total);
@@ -287,20 +294,16 @@ void WriteReport() {
     return;
   }
   // A report file is the run's record (verbsemu sweep judges runs by it):
-  // its warnings go in too, not only to stderr.
-  for (const std::string& w : warnings) text += w + "\n";
+  // its warnings go in too, not only to stderr, first (report_file.h).
   char host[256] = "unknown-host";
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
   host[sizeof host - 1] = '\0';
-  const std::string path =
-      ExpandReportPath(dest, static_cast<int>(getpid()), host);
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "a"),
-                                          &std::fclose);
-  if (!f) {
-    Warn("cannot write the report to " + path);
-    return;
+  const int pid = static_cast<int>(getpid());
+  const std::string path = ExpandReportPath(dest, pid, host);
+  std::string why;
+  if (!AppendReportFile(path, ReportFileText(text, warnings, pid), &why)) {
+    Warn(why);
   }
-  std::fwrite(text.data(), 1, text.size(), f.get());
 }
 
 void ArmReportSignalLocked() {

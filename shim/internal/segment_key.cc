@@ -102,13 +102,13 @@ std::string SegmentNamePart(const std::string& text) {
 std::string LinkSegmentName(const TrafficPaths& paths,
                             const std::string& device, int port,
                             const std::string& link_class) {
-  return paths.shm_prefix + "-link-v1" + ScopeAndPort(paths, device, port) +
+  return paths.shm_prefix + "-link-v2" + ScopeAndPort(paths, device, port) +
          (link_class.empty() ? "" : "-c" + link_class);
 }
 
 std::string SegmentName(const TrafficPaths& paths, const std::string& device,
                         int port) {
-  return paths.shm_prefix + "-v1" + ScopeAndPort(paths, device, port);
+  return paths.shm_prefix + "-v2" + ScopeAndPort(paths, device, port);
 }
 
 }  // namespace verbsemu::shim::internal

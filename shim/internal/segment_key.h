@@ -2,8 +2,8 @@
 // packet counts) are named after, so that exactly the processes that share
 // a physical port and a job share them:
 //
-//   PREFIX-link-v1-uUID[-jJOB]-PORTKEY-pPORT[-cCLASS]   (port_link.h)
-//   PREFIX-v1-uUID[-jJOB]-PORTKEY-pPORT                  (port_traffic.h)
+//   PREFIX-link-v2-uUID[-jJOB]-PORTKEY-pPORT[-cCLASS]   (port_link.h)
+//   PREFIX-v2-uUID[-jJOB]-PORTKEY-pPORT                  (port_traffic.h)
 //
 // The layout's version is in the name, so a future layout never reads this
 // one. With no job and a device sysfs cannot place, PORTKEY is the device
@@ -46,13 +46,13 @@ std::string PhysicalPortKey(const std::string& sysfs_root,
 // stay, anything else becomes '_', at most 96 characters.
 std::string SegmentNamePart(const std::string& text);
 
-// PREFIX-link-v1-uUID[-jJOB]-PORTKEY-pPORT, and -cCLASS after it for a
+// PREFIX-link-v2-uUID[-jJOB]-PORTKEY-pPORT, and -cCLASS after it for a
 // VERBSEMU_TOPOLOGY class's own link on the port.
 std::string LinkSegmentName(const TrafficPaths& paths,
                             const std::string& device, int port,
                             const std::string& link_class = "");
 
-// The bypass check's packet counts: PREFIX-v1-uUID[-jJOB]-PORTKEY-pPORT.
+// The bypass check's packet counts: PREFIX-v2-uUID[-jJOB]-PORTKEY-pPORT.
 std::string SegmentName(const TrafficPaths& paths, const std::string& device,
                         int port);
 

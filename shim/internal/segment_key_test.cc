@@ -66,7 +66,7 @@ TEST_F(SegmentKeyTest, TwoVfsOfOnePfShareOneLinkSegmentName) {
             LinkSegmentName(paths_, "mlx5_0", 1));
   EXPECT_EQ(SegmentName(paths_, "mlx5_2", 1), SegmentName(paths_, "mlx5_3", 1));
   EXPECT_EQ(LinkSegmentName(paths_, "mlx5_3", 1),
-            "/verbsemu-link-v1-u" + Uid() + "-pci-0000:3b:00.0-p1");
+            "/verbsemu-link-v2-u" + Uid() + "-pci-0000:3b:00.0-p1");
 }
 
 TEST_F(SegmentKeyTest, DevicesOnDifferentPciFunctionsDoNot) {
@@ -97,17 +97,17 @@ TEST_F(SegmentKeyTest, SoftDevicesAreKeyedByTheirNetdev) {
   EXPECT_NE(LinkSegmentName(paths_, "rxe0", 1),
             LinkSegmentName(paths_, "rxe1", 1));
   EXPECT_EQ(SegmentName(paths_, "rxe1", 1),
-            "/verbsemu-v1-u" + Uid() + "-net-eth1-p1");
+            "/verbsemu-v2-u" + Uid() + "-net-eth1-p1");
 }
 
 TEST_F(SegmentKeyTest, AnUnplacedDeviceWithoutAJobKeepsTheEarlierNames) {
   EXPECT_EQ(PhysicalPortKey(paths_.sysfs_root, "ghost0"), "ghost0");
   EXPECT_EQ(LinkSegmentName(paths_, "ghost0", 1),
-            "/verbsemu-link-v1-u" + Uid() + "-ghost0-p1");
+            "/verbsemu-link-v2-u" + Uid() + "-ghost0-p1");
   EXPECT_EQ(LinkSegmentName(paths_, "ghost0", 2, "far"),
-            "/verbsemu-link-v1-u" + Uid() + "-ghost0-p2-cfar");
+            "/verbsemu-link-v2-u" + Uid() + "-ghost0-p2-cfar");
   EXPECT_EQ(SegmentName(paths_, "ghost0", 1),
-            "/verbsemu-v1-u" + Uid() + "-ghost0-p1");
+            "/verbsemu-v2-u" + Uid() + "-ghost0-p1");
 }
 
 TEST_F(SegmentKeyTest, TwoJobsGetDifferentNames) {
@@ -119,13 +119,13 @@ TEST_F(SegmentKeyTest, TwoJobsGetDifferentNames) {
   EXPECT_NE(LinkSegmentName(a, "mlx5_0", 1),
             LinkSegmentName(paths_, "mlx5_0", 1));
   EXPECT_EQ(LinkSegmentName(a, "mlx5_2", 1),
-            "/verbsemu-link-v1-u" + Uid() + "-j1001-pci-0000:3b:00.0-p1");
+            "/verbsemu-link-v2-u" + Uid() + "-j1001-pci-0000:3b:00.0-p1");
 }
 
 TEST_F(SegmentKeyTest, JobTextIsMadeSafeForAName) {
   paths_.job = "prterun-node7-4242@1/x";
   EXPECT_EQ(SegmentName(paths_, "ghost0", 1),
-            "/verbsemu-v1-u" + Uid() + "-jprterun-node7-4242_1_x-ghost0-p1");
+            "/verbsemu-v2-u" + Uid() + "-jprterun-node7-4242_1_x-ghost0-p1");
   EXPECT_EQ(SegmentNamePart(std::string(200, 'a')).size(), 96u);
 }
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -65,7 +66,7 @@ std::string SegmentRefusal(const struct stat& st, uid_t user, size_t bytes) {
 }
 
 void* MapSharedObject(const std::string& dir, const std::string& name,
-                      size_t bytes, std::string* why) {
+                      size_t bytes, uint64_t tag, std::string* why) {
   const std::string where = dir.empty() ? "shm_open " + name : dir + name;
   const Fd fd(OpenObject(dir, name));
   if (fd.get() < 0) {
@@ -88,6 +89,19 @@ void* MapSharedObject(const std::string& dir, const std::string& name,
       mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
   if (addr == MAP_FAILED) {
     *why = where + ": mmap: " + std::strerror(errno);
+    return nullptr;
+  }
+  // New (all zero): this mapper tags it. Else the tag must be this layout's.
+  auto* word = static_cast<std::atomic<uint64_t>*>(addr);
+  uint64_t seen = 0;
+  if (!word->compare_exchange_strong(seen, tag, std::memory_order_acq_rel) &&
+      seen != tag) {
+    munmap(addr, bytes);
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%016llx",
+                  static_cast<unsigned long long>(seen));
+    *why = where + ": refused: tag " + hex +
+           ", not this layout's (garbage, or another verbsemu build's)";
     return nullptr;
   }
   return addr;

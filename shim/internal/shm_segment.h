@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -23,8 +24,12 @@ namespace verbsemu::shim::internal {
 // never a SIGBUS later. An object this process's user does not own, that
 // group or others may access, or that has neither 0 bytes nor `bytes`, is
 // refused. nullptr, with one line in `why`, when it cannot be had.
+//
+// Its first 8 bytes are a tag (segment magic and layout version, SegmentTag)
+// that the first mapper sets: a segment with another tag (garbage, another
+// layout) is refused as well.
 void* MapSharedObject(const std::string& dir, const std::string& name,
-                      size_t bytes, std::string* why);
+                      size_t bytes, uint64_t tag, std::string* why);
 // Why an object with status `st` is not `user`'s own private object of 0 or
 // `bytes` bytes; "" when it is (what MapSharedObject checks, with the
 // process's effective uid).
@@ -40,13 +45,22 @@ struct SharedObjectUnmap {
 template <class T>
 using SharedObjectPtr = std::unique_ptr<T, SharedObjectUnmap<T>>;
 
-// A T in shared memory; all-zero bytes must be a valid new T.
+// What a segment's first word holds: "VEMU", then the layout's kind and
+// version. Change the version (and the name's -vN) with any layout change.
+constexpr uint64_t SegmentTag(uint16_t kind, uint16_t version) {
+  return (uint64_t{0x56454D55} << 32) | (uint64_t{kind} << 16) | version;
+}
+
+// A T in shared memory; all-zero bytes must be a valid new T, whose first
+// member is `std::atomic<uint64_t> tag` and T::kTag its value.
 template <class T>
 SharedObjectPtr<T> MapShared(const std::string& dir, const std::string& name,
                              std::string* why) {
   static_assert(std::is_trivially_destructible_v<T>);
+  static_assert(std::is_standard_layout_v<T> && offsetof(T, tag) == 0 &&
+                sizeof(T::tag) == sizeof(uint64_t));
   return SharedObjectPtr<T>(
-      static_cast<T*>(MapSharedObject(dir, name, sizeof(T), why)));
+      static_cast<T*>(MapSharedObject(dir, name, sizeof(T), T::kTag, why)));
 }
 
 }  // namespace verbsemu::shim::internal

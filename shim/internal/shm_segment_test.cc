@@ -20,6 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Counts {
+  static constexpr uint64_t kTag = SegmentTag(99, 1);
+  std::atomic<uint64_t> tag{0};
   std::atomic<uint64_t> a{0};
   std::atomic<uint64_t> b{0};
 };
@@ -56,17 +58,17 @@ class ShmDirTest : public ::testing::Test {
 
 TEST_F(ShmDirTest, SegmentsAreFilesInTheDirectoryWithMode0600) {
   std::string why;
-  auto first = MapShared<Counts>(dir_, "/verbsemu-v1-u0-dev0-p1", &why);
+  auto first = MapShared<Counts>(dir_, "/verbsemu-v2-u0-dev0-p1", &why);
   ASSERT_NE(first, nullptr) << why;
   struct stat st;
-  ASSERT_EQ(stat((dir_ + "/verbsemu-v1-u0-dev0-p1").c_str(), &st), 0);
+  ASSERT_EQ(stat((dir_ + "/verbsemu-v2-u0-dev0-p1").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   EXPECT_EQ(static_cast<size_t>(st.st_size), sizeof(Counts));
   EXPECT_GT(st.st_blocks, 0) << "pages not allocated up front";
   EXPECT_EQ(first->a.load(), 0u);
   first->a.store(7);
   // A second mapping (another process's) sees the same counts.
-  auto second = MapShared<Counts>(dir_, "/verbsemu-v1-u0-dev0-p1", &why);
+  auto second = MapShared<Counts>(dir_, "/verbsemu-v2-u0-dev0-p1", &why);
   ASSERT_NE(second, nullptr) << why;
   EXPECT_EQ(second->a.load(), 7u);
 }
@@ -116,6 +118,36 @@ TEST_F(ShmDirTest, ASymlinkIsNotFollowed) {
   fs::create_symlink(dir_ + "/real", dir_ + "/seg");
   const std::string why = Refused("/seg");
   EXPECT_NE(why.find(std::strerror(ELOOP)), std::string::npos) << why;
+}
+
+TEST_F(ShmDirTest, AGarbageSegmentIsRefusedWithOneLine) {
+  // The right size and mode, but not a segment of this layout.
+  const std::string path = dir_ + "/seg";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  const std::string junk(sizeof(Counts), '\x5a');
+  ASSERT_EQ(write(fd, junk.data(), junk.size()),
+            static_cast<ssize_t>(junk.size()));
+  close(fd);
+  const std::string why = Refused("/seg");
+  EXPECT_NE(why.find("tag 5a5a5a5a5a5a5a5a, not this layout's"),
+            std::string::npos)
+      << why;
+}
+
+// Counts' layout, version 2.
+struct OtherCounts {
+  static constexpr uint64_t kTag = SegmentTag(99, 2);
+  std::atomic<uint64_t> tag{0};
+  std::atomic<uint64_t> a{0};
+  std::atomic<uint64_t> b{0};
+};
+
+TEST_F(ShmDirTest, AnotherLayoutsTagIsRefused) {
+  using Other = OtherCounts;
+  std::string why;
+  ASSERT_NE(MapShared<Other>(dir_, "/seg", &why), nullptr) << why;
+  EXPECT_NE(Refused("/seg").find("not this layout's"), std::string::npos);
 }
 
 // A tmpfs of one page, filled: the segment's pages cannot be had, which

@@ -23,6 +23,7 @@
 #include "emulate/tsc.h"
 #include "shim/internal/counters.h"
 #include "shim/internal/defer_queue.h"
+#include "shim/internal/full_tables.h"
 #include "shim/internal/latency_law.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/port_link.h"
@@ -140,6 +141,10 @@ struct Engine {
   std::mutex mu;  // writers of the maps below
   PtrMap<ContextState> contexts{8};
   PtrMap<QpState> qps{15};
+  // Objects that found a table full, per kTables row; and whether the QP
+  // table is full now (adopting a QP is then not tried: no query per post).
+  std::array<std::atomic<uint64_t>, kTableCount> tables_full{};
+  std::atomic<bool> qps_full{false};
   std::unordered_map<const void*, std::unique_ptr<ContextState>> ctx_owner;
   std::unordered_map<const void*, std::unique_ptr<QpState>> qp_owner;
   std::deque<QpRecord> retired;   // the last kKeptRetiredQps
@@ -204,6 +209,9 @@ struct Engine {
   std::vector<std::pair<std::string, std::string>> link_notes;
   std::atomic<bool> warned_unpadded{false};
   std::atomic<bool> warned_shared_link{false};
+  // Shared link schedules found booked beyond kMaxAheadNs, or with an epoch
+  // after now, and reset (emulate/pacer.h).
+  std::atomic<uint64_t> link_resets{0};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
   std::atomic<bool> warned_direct_verbs{false};
   // The bypass check (device_traffic.h): one window per device port, kept
@@ -233,6 +241,7 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
     }
   }
   e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
+  e.wait.max_late_ticks = cal.NsToTicks(WaitPolicy::kMaxLateNs);
   e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
   e.lateness.SetTailTicks(cal.NsToTicks(1000));

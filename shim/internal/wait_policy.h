@@ -7,6 +7,7 @@
 #ifndef VERBSEMU_SHIM_INTERNAL_WAIT_POLICY_H_
 #define VERBSEMU_SHIM_INTERNAL_WAIT_POLICY_H_
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -17,8 +18,13 @@ namespace verbsemu::shim::internal {
 struct WaitPolicy {
   static constexpr double kSleepAboveNs = 250'000;
   static constexpr double kSpinTailNs = 120'000;
+  // The most a late wake counts for: one wake seconds late (SIGSTOP, a
+  // paused VM, a long preemption) must not make every later wait spin
+  // whole, which it would, since only a sleep lowers late_ticks again.
+  static constexpr double kMaxLateNs = 1'000'000;
   uint64_t sleep_above_ticks = ~uint64_t{0};  // waits longer than this sleep
   uint64_t spin_tail_ticks = 0;               // ... except for this tail
+  uint64_t max_late_ticks = ~uint64_t{0};     // kMaxLateNs
   // How late the kernel woke the last sleeps, in ticks: raised at once by a
   // late wake, lowered by 1/16 of the difference by each timely one. A
   // guest under emulation can wake hundreds of microseconds late (seen:
@@ -43,7 +49,8 @@ struct WaitPolicy {
     return left - tail;
   }
   void NoteWake(uint64_t asked, uint64_t slept) {
-    const uint64_t late = slept > asked ? slept - asked : 0;
+    const uint64_t late =
+        std::min(slept > asked ? slept - asked : 0, max_late_ticks);
     const uint64_t old = late_ticks.load(std::memory_order_relaxed);
     late_ticks.store(late >= old ? late : old - (old - late) / 16,
                      std::memory_order_relaxed);

@@ -123,6 +123,28 @@ TEST(WaitPolicyTest, TimelyWakesShortenTheTailAgain) {
   EXPECT_GT(policy.late_ticks.load(), 0u);  // never forgotten at once
 }
 
+// One wake seconds late (a SIGSTOP, a paused VM) counts for at most
+// max_late_ticks: later long waits still sleep, instead of spinning whole
+// for the life of the process.
+TEST(WaitPolicyTest, OneVeryLateWakeDoesNotPinTheSpin) {
+  emulate::SimulatedClock clock(0, 1);
+  std::vector<uint64_t> slept;
+  Policy policy;
+  policy.max_late_ticks = 2'000;
+  bool stopped = true;
+  auto sleep = [&](uint64_t ticks) {
+    slept.push_back(ticks);
+    clock.Advance(ticks + (stopped ? 5'000'000'000 : 0));
+    stopped = false;
+  };
+  WaitUntil(clock, sleep, policy, 1000);
+  EXPECT_EQ(policy.late_ticks.load(), 2'000u);
+  const uint64_t start = clock.Now();
+  EXPECT_EQ(WaitUntil(clock, sleep, policy, start + 10'000), start + 10'000);
+  ASSERT_EQ(slept.size(), 2u) << "the second wait spun whole";
+  EXPECT_EQ(slept[1], 10'000u - 120u - 4'000u);
+}
+
 TEST(WaitPolicyTest, SleepsOnlyBeyondThresholdPlusLateness) {
   Policy policy;
   EXPECT_EQ(policy.SleepTicks(250), 0u);
