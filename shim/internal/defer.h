@@ -60,16 +60,34 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
 // the hand-over of their posts due by `now`.
 DeferList* ListOf(const ibv_cq* cq);
 void DrainDueOnPoll(DeferList* list, uint64_t now);
-// The `n` completions ibv_poll_cq returned: its send completions free the
-// send queues of their QPs in `list` (null: none).
-void NoteSendCompletions(DeferList* list, const ibv_wc* wc, int n);
+// After the provider's poll of `cq` returned `n` of the `num_entries`
+// asked into `wc`: its send completions free the send queues of their QPs
+// in `list` (null: none), and the shim's own completions for `cq`
+// (defer_synth.h) follow when the provider's came back short. Returns the
+// total.
+// `poll` is the provider's poll, which it calls again before it adds any:
+// a completion of the provider's made before the shim's is returned first.
+int AfterPoll(DeferList* list, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
+              int (*poll)(ibv_cq*, int, ibv_wc*));
+// An application about to block (ibv_get_cq_event, ibv_req_notify_cq on
+// `context`, null: every context): what is due is handed over now, and the
+// progress thread is told nobody polls there, so it hands over each post
+// when due.
+void DeferBeforeBlock(const ibv_context* context);
+// `cq` is being destroyed: the shim's completions for it go too.
+void DeferForgetCq(const ibv_cq* cq);
 
 // Why held posts go before they are due (the report counts each).
 // kGone: the QP was destroyed where the shim could not see it (its address
 // now names another QP): what it held is dropped, never handed over.
 enum class FlushReason : uint8_t { kModify, kDestroy, kExit, kGone };
-// Every held post of `q` goes to the provider now (kGone: none does).
+// Every held post of `q` goes to the provider now, as far as it has room
+// (kGone: none does). What is left stays for kModify (handed over later,
+// or completed with a flush error if the modify moves the QP to ERR), and
+// is dropped, counted, for the others.
 void FlushDeferred(QpState* q, FlushReason why);
+// The same with the QP's queue lock held.
+void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why);
 // A QP leaving (retired; caller holds E().mu): off its CQ's list, so no
 // drainer reaches it again; and back on it when the provider refused to
 // destroy it.
@@ -78,6 +96,12 @@ void RejoinDeferList(QpState* q);
 // At exit (atexit, registered with the progress thread): stops the progress
 // thread and flushes every QP.
 void FlushAllDeferred();
+
+// Inside the defer mode (defer*.cc): hands over `q`'s posts due by `now`
+// (all with kNeverDue), caller holding its queue's lock; and every QP's of
+// `list` (taking the locks).
+size_t DrainLocked(QpState* q, DeferQueue& d, uint64_t now);
+size_t DrainList(DeferList& list, uint64_t now);
 
 // Tests: stops the progress thread, forgets every CQ list (E().mu held).
 void ResetDeferLocked();

@@ -94,6 +94,7 @@ void SaveOps(ContextState* c) {
   const ibv_context_ops& ops = c->ctx->ops;
   SaveUnlessOurs(&c->post_send, ops.post_send, &PostSend, &PostSendDelayOnly);
   SaveUnlessOurs(&c->poll_cq, ops.poll_cq, &PollCq, &PollCqDeferring);
+  SaveUnlessOurs(&c->req_notify_cq, ops.req_notify_cq, &ReqNotifyCqDeferring);
   if (HasVctxField(c->vctx, offsetof(verbs_context, create_qp_ex))) {
     SaveUnlessOurs(&c->create_qp_ex, c->vctx->create_qp_ex, &CreateQpExHook);
   }
@@ -107,8 +108,8 @@ void SaveOps(ContextState* c) {
 }
 
 // Installs the wrappers the settings need over the ops the provider has.
-// Receive-side posts and CQ arming are never wrapped: nothing is emulated
-// there, so they stay the provider's own functions.
+// Receive-side posts are never wrapped, nor CQ arming but in defer mode:
+// nothing is emulated there, so they stay the provider's own functions.
 void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
   // The lean post has no QP to draw a varying latency for.
@@ -120,6 +121,11 @@ void PatchOps(ContextState* c, const Wrapping& wrap) {
   }
   if (c->poll_cq && wrap.polls) {
     ops.poll_cq = deferring ? PollCqDeferring : PollCq;
+  }
+  // Defer: arming a CQ kicks the progress thread (the application is
+  // about to sleep on its channel).
+  if (c->req_notify_cq && deferring) {
+    ops.req_notify_cq = ReqNotifyCqDeferring;
   }
   if (c->alloc_parent_domain && deferring) {
     c->vctx->alloc_parent_domain = AllocParentDomainHook;
