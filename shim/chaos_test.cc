@@ -24,6 +24,7 @@
 
 #include "shim/chaos_worker.h"
 #include "shim/internal/shim_fixture.h"
+#include "shim/stress_knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -33,29 +34,13 @@ uint64_t EnvOr(const char* name, uint64_t fallback) {
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-struct Case {
-  std::string name;
-  emulate::Config config;
-};
-
 // Every knob of stress_test, in spin and in defer mode (defer needs a
 // latency to hold posts for: 1 us where the knob has none).
-std::vector<Case> Cases() {
-  std::vector<Case> knobs(4);
-  knobs[0].name = "none";
-  knobs[1].name = "latency";
-  knobs[1].config.latency_ns = 1000;
-  knobs[2].name = "pad";
-  knobs[2].config.bandwidth = *emulate::ParseBandwidth("50%");
-  knobs[2].config.pad_threshold_bytes = 4096;
-  knobs[3].name = "pace";
-  knobs[3].config.bandwidth = *emulate::ParseBandwidth("100Gbit/s");
-  knobs[3].config.bw_mode = emulate::BwMode::kPace;
-  knobs[3].config.link_bits_per_s = 1e12;
-  std::vector<Case> all;
-  for (const Case& k : knobs) {
+std::vector<Knob> Cases() {
+  std::vector<Knob> all;
+  for (const Knob& k : Knobs()) {
     all.push_back({k.name + "_spin", k.config});
-    Case d{k.name + "_defer", k.config};
+    Knob d{k.name + "_defer", k.config};
     if (d.config.latency_ns == 0) d.config.latency_ns = 1000;
     d.config.latency_mode = emulate::LatencyMode::kDefer;
     all.push_back(d);
@@ -80,7 +65,7 @@ struct StopEngineFirst {
   ~StopEngineFirst() { ResetForTesting(); }
 };
 
-class ChaosTest : public ShimTest, public ::testing::WithParamInterface<Case> {
+class ChaosTest : public ShimTest, public ::testing::WithParamInterface<Knob> {
 };
 
 TEST_P(ChaosTest, EveryWrEndsExactlyOnceAndInOrder) {
@@ -132,7 +117,7 @@ TEST_P(ChaosTest, EveryWrEndsExactlyOnceAndInOrder) {
 
 INSTANTIATE_TEST_SUITE_P(EveryKnobAndMode, ChaosTest,
                          ::testing::ValuesIn(Cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
+                         [](const ::testing::TestParamInfo<Knob>& info) {
                            return info.param.name;
                          });
 

@@ -11,6 +11,7 @@
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_qp.h"
 #include "shim/internal/real_verbs.h"
+#include "shim/stress_knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -64,23 +65,7 @@ ibv_qp* CreateChaosQp(ChaosThread& t, ibv_cq* cq, bool wr_api) {
 }
 
 int PostOne(ChaosQp& q, uint64_t wr_id) {
-  if (q.qpx != nullptr) {
-    ibv_wr_start(q.qpx);
-    q.qpx->wr_id = wr_id;
-    q.qpx->wr_flags = IBV_SEND_SIGNALED;
-    ibv_wr_rdma_write(q.qpx, 1, 0x2000);
-    ibv_wr_set_sge(q.qpx, 1, 0x1000, 256);
-    return ibv_wr_complete(q.qpx);
-  }
-  ibv_sge sge{0x1000, 256, 1};
-  ibv_send_wr wr{};
-  wr.wr_id = wr_id;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  ibv_send_wr* bad = nullptr;
-  return ibv_post_send(q.qp, &wr, &bad);
+  return PostSignaledWrite(q.qp, q.qpx, wr_id);
 }
 
 // WR `seq` of `q` ended; counts a second end.

@@ -36,6 +36,16 @@ struct TwoCqQp {
   ibv_qp* qp = nullptr;
 };
 
+// A send queue of `depth` WRs of one SGE each, no inline data.
+ibv_qp_cap Caps(uint32_t depth) {
+  ibv_qp_cap cap{};
+  cap.max_send_wr = depth;
+  cap.max_recv_wr = 4;
+  cap.max_send_sge = 1;
+  cap.max_recv_sge = 1;
+  return cap;
+}
+
 TwoCqQp MakeTwoCqQp(FakeDevice& d, const ibv_qp_cap& cap) {
   TwoCqQp t;
   t.ctx = OpenDevice(d.device());
@@ -97,11 +107,7 @@ class DeferFaultTest : public ShimTest {
   TwoCqQp FullQueueAndFourHeld(FakeDevice& d) {
     d.personality = Personality::kMlx5;
     ConfigureDefer(1000);
-    TwoCqQp t = MakeTwoCqQp(d, {.max_send_wr = 4,
-                                .max_recv_wr = 4,
-                                .max_send_sge = 1,
-                                .max_recv_sge = 1,
-                                .max_inline_data = 0});
+    TwoCqQp t = MakeTwoCqQp(d, Caps(4));
     PostSignaled(t.qp, 0, 4);
     EXPECT_TRUE(PollUntilPosts(d, t.other, 4, std::chrono::seconds(5)));
     PostSignaled(t.qp, 4, 4);
@@ -156,11 +162,7 @@ TEST_F(DeferFaultTest, ARefusalAfterThePostCompletesInErrorInOrder) {
   FakeDevice d("fake0");
   StopEngineFirst stop;
   ConfigureDefer(1000);
-  TwoCqQp t = MakeTwoCqQp(d, {.max_send_wr = 64,
-                              .max_recv_wr = 4,
-                              .max_send_sge = 1,
-                              .max_recv_sge = 1,
-                              .max_inline_data = 0});
+  TwoCqQp t = MakeTwoCqQp(d, Caps(64));
   // The provider refuses the middle WR of the chain for good (ENOMEM with
   // its queue nearly empty, as mlx5 refuses an oversize WR).
   d.fail_post_at = 1;
@@ -204,7 +206,7 @@ TEST_F(DeferFaultTest, ABatchRefusedAfterItsPostCompletesInError) {
 TEST_F(DeferFaultTest, ABusyBatchLockIsRetriedNeverDropped) {
   FakeDevice d("fake0");
   StopEngineFirst stop;
-  ConfigureDefer(1000);
+  ConfigureDefer(100e6);  // batch 1 is still held at the modify
   Res r = MakeQp(d, /*wr_api=*/true);
   auto batch = [&](uint64_t id) {
     ibv_wr_start(r.qpx);
@@ -215,7 +217,6 @@ TEST_F(DeferFaultTest, ABusyBatchLockIsRetriedNeverDropped) {
   };
   batch(1);
   ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
   // This thread holds the QP's batch lock while it modifies the QP: the
   // held batch cannot be replayed now, and must not be lost.
   batch(2);
@@ -250,15 +251,12 @@ TEST_F(DeferFaultTest, BogusLengthsOnAQpOfUnknownCapsAreRefusedBeforeAnyCopy) {
   ConfigureDefer(1000);
   Res r = MakeQp(d, false);
   char small[8] = {};
-  ibv_sge sge{reinterpret_cast<uintptr_t>(small), 1u << 30, 0};
-  ibv_send_wr wr{};
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_SEND;
-  wr.send_flags = IBV_SEND_INLINE;
+  Chain ch(1, 1u << 30, IBV_WR_SEND);  // an inline length beyond `small`
+  ch.sges[0].addr = reinterpret_cast<uintptr_t>(small);
+  ch.wrs[0].send_flags = IBV_SEND_INLINE;
   ibv_send_wr* bad = nullptr;
-  EXPECT_EQ(ibv_post_send(r.qp, &wr, &bad), EINVAL);
-  EXPECT_EQ(bad, &wr);
+  EXPECT_EQ(ibv_post_send(r.qp, ch.head(), &bad), EINVAL);
+  EXPECT_EQ(bad, ch.head());
 }
 
 }  // namespace

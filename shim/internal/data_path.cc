@@ -234,8 +234,11 @@ int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
 int ReqNotifyCqDeferring(ibv_cq* cq, int solicited_only) {
   ContextState* c = E().contexts.Find(cq->context);
   if (c == nullptr || c->req_notify_cq == nullptr) return EINVAL;
+  // Armed first: a completion of what is handed over then raises its
+  // event.
+  const int rc = c->req_notify_cq(cq, solicited_only);
   DeferBeforeBlock(cq->context);
-  return c->req_notify_cq(cq, solicited_only);
+  return rc;
 }
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {

@@ -58,7 +58,7 @@ int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
 // adds the shim's own completions (defer_synth.h).
 int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc);
 // The defer mode's CQ arming: an application about to sleep on its
-// completion channel; what is due is handed over first.
+// completion channel; what is due is handed over once the CQ is armed.
 int ReqNotifyCqDeferring(ibv_cq* cq, int solicited_only);
 
 }  // namespace verbsemu::shim::internal

@@ -94,6 +94,10 @@ void CompleteInError(QpState* q, DeferQueue& d, DeferredPost& p, bool batch,
                      size_t n, ibv_wc_status status, int err) {
   const ibv_cq* cq = q->qp->send_cq;
   if (cq == nullptr || d.list == nullptr) return;
+  if (IsExtendedCq(cq)) {
+    E().defer.dropped_wrs.Add(n);
+    return;
+  }
   auto add = [&](uint64_t wr_id) {
     d.synth_owed.fetch_add(1);
     d.list->synth.Add(cq, ErrorCompletion(wr_id, q->qpn, status, err));
@@ -249,7 +253,11 @@ size_t DrainLocked(QpState* q, DeferQueue& d, uint64_t now) {
     if (h == HandOver::kNoRoom || h == HandOver::kBusy) break;
     if (h == HandOver::kDone) ++handed;
   }
-  d.head_due.store(d.fifo.empty() ? kNeverDue : d.fifo.front()->due);
+  // A QP owing error completions is no drainer's until they were polled
+  // (defer_poll.cc Repaid makes it due again).
+  d.head_due.store(d.fifo.empty() || d.synth_owed.load() > 0
+                       ? kNeverDue
+                       : d.fifo.front()->due);
   return handed;
 }
 

@@ -3,9 +3,14 @@
 // to the provider when due: the latency later, in order, so a thread keeps
 // its message rate and its overlap of communication with computation, where
 // a spin (InterSense) holds it for the whole latency. Held posts are handed
-// over by the application's own calls (a post on the QP, a poll of any
-// CQ of its context) and by a progress thread for applications that block
-// instead, and flushed before ibv_modify_qp, ibv_destroy_qp and exit.
+// over by the application's own calls (a post on the QP, a poll of any CQ
+// of its context, arming a CQ, waiting on a channel) and by a progress
+// thread for applications that block instead, and handed over as far as
+// the provider has room before ibv_modify_qp, ibv_destroy_qp and exit.
+// No WR is lost: what a move to ERR finds held completes with
+// IBV_WC_WR_FLUSH_ERR, and a WR the provider refuses after its post
+// returned with IBV_WC_LOC_QP_OP_ERR (defer_synth.h); only a destroyed or
+// reset QP, or an exiting process, drops what is left, counted.
 //
 // Send-queue accounting: the provider holds none of the held WRs, so an
 // application within its own send-queue depth never meets ENOMEM at the
@@ -15,8 +20,8 @@
 // refuses at once, with the provider's errno and *bad_wr. A hand-over the
 // provider refuses with ENOMEM is retried while the WRs the provider holds
 // fill the send queue (polled completions tell the shim how many it
-// holds); otherwise, as for any other refusal after the post
-// returned, its WRs are counted, warned about once, and dropped, as their
+// holds); otherwise, as for any other refusal after the post returned,
+// its WRs are counted, warned about once, and complete in error, as their
 // post would have failed.
 //
 // With MLX5_SINGLE_THREADED=1 or MLX4_SINGLE_THREADED=1 the provider takes
@@ -76,6 +81,11 @@ int AfterPoll(DeferList* list, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
 void DeferBeforeBlock(const ibv_context* context);
 // `cq` is being destroyed: the shim's completions for it go too.
 void DeferForgetCq(const ibv_cq* cq);
+// `cq` is an extended CQ, polled with ibv_start_poll, which the shim's own
+// completions never reach: a WR that would get one there is dropped,
+// counted (its QP's later posts must not wait for a poll that never
+// returns it).
+void DeferNoteExtendedCq(const ibv_cq* cq);
 
 // Why held posts go before they are due (the report counts each).
 // kGone: the QP was destroyed where the shim could not see it (its address

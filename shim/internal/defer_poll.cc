@@ -42,6 +42,15 @@ void BeforeBlock(DeferList& c, uint64_t now) {
   if (c.earliest.load() <= now) DrainList(c, now);
 }
 
+// One of `d`'s error completions was polled: when none is left, its held
+// posts are due again (drainers skip a QP while it owes one).
+void Repaid(DeferList& c, DeferQueue& d) {
+  std::lock_guard<std::mutex> lock(d.mu);
+  if (d.synth_owed.fetch_sub(1) != 1 || d.fifo.empty()) return;
+  d.head_due.store(d.fifo.front()->due);
+  LowerTo(&c.earliest, d.fifo.front()->due);
+}
+
 }  // namespace
 
 DeferList* ListOf(const ibv_cq* cq) {
@@ -73,9 +82,7 @@ int AfterPoll(DeferList* c, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
       std::min<size_t>(seen, static_cast<size_t>(num_entries - n)));
   const int took = c->synth.Take(cq, room, wc + n);
   for (int i = n; i < n + took; ++i) {
-    if (DeferQueue* d = c->by_qpn.Find(QpnKey(wc[i].qp_num))) {
-      d->synth_owed.fetch_sub(1);
-    }
+    if (DeferQueue* d = c->by_qpn.Find(QpnKey(wc[i].qp_num))) Repaid(*c, *d);
   }
   return n + took;
 }
@@ -93,7 +100,12 @@ void DeferBeforeBlock(const ibv_context* context) {
 
 void DeferForgetCq(const ibv_cq* cq) {
   if (cq == nullptr || !E().deferring) return;
+  ForgetExtendedCq(cq);
   if (DeferList* c = E().defer_lists.Find(cq->context)) c->synth.Forget(cq);
+}
+
+void DeferNoteExtendedCq(const ibv_cq* cq) {
+  if (cq != nullptr && E().deferring) NoteExtendedCq(cq);
 }
 
 DrainResult DrainAllDue(uint64_t now, uint64_t* next) {

@@ -1,6 +1,9 @@
 #include "shim/internal/defer_synth.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "shim/internal/no_destructor.h"
 
 namespace verbsemu::shim::internal {
 
@@ -36,6 +39,35 @@ void SyntheticCompletions::Forget(const ibv_cq* cq) {
   std::lock_guard<std::mutex> lock(mu_);
   std::erase_if(queue_, [cq](const Entry& e) { return e.cq == cq; });
   pending_.store(queue_.size(), std::memory_order_release);
+}
+
+namespace {
+struct ExtendedCqs {
+  std::mutex mu;
+  std::vector<const ibv_cq*> cqs;  // under mu
+};
+ExtendedCqs& Extended() {
+  static NoDestructor<ExtendedCqs> e;
+  return *e.get();
+}
+}  // namespace
+
+void NoteExtendedCq(const ibv_cq* cq) {
+  ExtendedCqs& e = Extended();
+  std::lock_guard<std::mutex> lock(e.mu);
+  e.cqs.push_back(cq);
+}
+
+void ForgetExtendedCq(const ibv_cq* cq) {
+  ExtendedCqs& e = Extended();
+  std::lock_guard<std::mutex> lock(e.mu);
+  std::erase(e.cqs, cq);
+}
+
+bool IsExtendedCq(const ibv_cq* cq) {
+  ExtendedCqs& e = Extended();
+  std::lock_guard<std::mutex> lock(e.mu);
+  return std::find(e.cqs.begin(), e.cqs.end(), cq) != e.cqs.end();
 }
 
 ibv_wc ErrorCompletion(uint64_t wr_id, uint32_t qp_num, ibv_wc_status status,

@@ -47,6 +47,11 @@ class SyntheticCompletions {
   std::deque<Entry> queue_;  // under mu_
 };
 
+// The process's extended CQs (registry: their creation, destruction).
+void NoteExtendedCq(const ibv_cq* cq);
+void ForgetExtendedCq(const ibv_cq* cq);
+bool IsExtendedCq(const ibv_cq* cq);
+
 // The error completion of WR `wr_id` of QP `qp_num`.
 ibv_wc ErrorCompletion(uint64_t wr_id, uint32_t qp_num, ibv_wc_status status,
                        int err);

@@ -76,7 +76,10 @@ ibv_pd* AllocParentDomainHook(ibv_context* context,
 ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
   ibv_cq_ex* cq =
       CreateThroughProvider<&ContextState::create_cq_ex>(context, attr);
-  if (cq != nullptr) E().contexts.Find(context)->cqs.Add(1);
+  if (cq != nullptr) {
+    E().contexts.Find(context)->cqs.Add(1);
+    DeferNoteExtendedCq(ibv_cq_ex_to_cq(cq));
+  }
   return cq;
 }
 
