@@ -93,11 +93,16 @@ int RunChild(FakeDevice& d, Child child, std::vector<uint64_t>* ids) {
   return status;
 }
 
-// The application's SIGUSR1 handler calls exit(0).
-void ExitOnUsr1() {
+// In the child: a QP of its own holding post `id` (which starts the
+// progress thread), and a SIGUSR1 handler that calls exit(0).
+FakeQpEnv HeldPostAndExitOnUsr1(FakeDevice& d, uint64_t id) {
+  FakeQpEnv mine = MakeFakeQp(d, {});
+  if (mine.qp == nullptr) _exit(93);
+  PostIds(mine.qp, {id});
   struct sigaction sa {};
   sa.sa_handler = [](int) { std::exit(0); };
   sigaction(SIGUSR1, &sa, nullptr);
+  return mine;
 }
 
 class DeferExitTest : public ShimTest {
@@ -165,9 +170,7 @@ TEST_F(DeferExitTest, ExitFromAHandlerWhileTheProgressThreadRunsDoesNotAbort) {
   const int status = RunChild(
       d,
       [&] {
-        FakeQpEnv mine = MakeFakeQp(d, {});  // starts the progress thread
-        PostIds(mine.qp, {5});
-        ExitOnUsr1();
+        HeldPostAndExitOnUsr1(d, 5);
         // Only a thread that does not block the signal can take it: while
         // this one blocks it, the progress thread would, if it let it in.
         sigset_t usr1;
@@ -193,9 +196,7 @@ TEST_F(DeferExitTest, ExitFromAHandlerInsideTheShimDoesNotHang) {
   const int status = RunChild(
       d,
       [&] {
-        FakeQpEnv mine = MakeFakeQp(d, {});
-        PostIds(mine.qp, {6});
-        ExitOnUsr1();
+        FakeQpEnv mine = HeldPostAndExitOnUsr1(d, 6);
         // As if the signal came while this thread posted: it holds the
         // QP's queue lock when its handler calls exit().
         QpState* q = E().qps.Find(mine.qp);

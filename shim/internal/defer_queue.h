@@ -54,9 +54,7 @@ struct DeferList;
   X(thread_wakes, "progress-thread wakes")                                  \
   X(thread_spun_us, "us the progress thread spun")                          \
   X(room_retries, "hand-overs retried: the provider's send queue was full") \
-  X(refused_wrs,                                                            \
-    "WRs the provider refused after their post returned (completed in "     \
-    "error)")                                                               \
+  X(refused_wrs, "WRs the provider refused after their post returned")      \
   X(flushed_wrs,                                                            \
     "held WRs completed with a flush error: their QP moved to ERR")         \
   X(dropped_wrs,                                                            \
