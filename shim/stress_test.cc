@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "shim/internal/shim_fixture.h"
+#include "shim/stress_knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -20,26 +21,6 @@ constexpr int kThreads = 8;
 constexpr int kQpsPerThread = 4;
 constexpr uint64_t kWrsPerQp = 150;
 
-struct Knob {
-  const char* name;
-  emulate::Config config;
-};
-
-std::vector<Knob> Knobs() {
-  std::vector<Knob> all(4);
-  all[0].name = "none";
-  all[1].name = "latency";
-  all[1].config.latency_ns = 1000;
-  all[2].name = "pad";
-  all[2].config.bandwidth = *emulate::ParseBandwidth("50%");
-  all[2].config.pad_threshold_bytes = 4096;  // pads every 16 posts
-  all[3].name = "pace";
-  all[3].config.bandwidth = *emulate::ParseBandwidth("100Gbit/s");
-  all[3].config.bw_mode = emulate::BwMode::kPace;
-  all[3].config.link_bits_per_s = 1e12;
-  return all;
-}
-
 // wr_id: thread, QP index and sequence number, so order can be checked.
 uint64_t WrId(int thread, int qp, uint64_t seq) {
   return (static_cast<uint64_t>(thread) << 48) |
@@ -47,24 +28,7 @@ uint64_t WrId(int thread, int qp, uint64_t seq) {
 }
 
 void PostOne(FakeQpEnv& e, bool wr_api, uint64_t wr_id) {
-  if (wr_api) {
-    ibv_wr_start(e.qpx);
-    e.qpx->wr_id = wr_id;
-    e.qpx->wr_flags = IBV_SEND_SIGNALED;
-    ibv_wr_rdma_write(e.qpx, 1, 0x2000);
-    ibv_wr_set_sge(e.qpx, 1, 0x1000, 256);
-    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
-    return;
-  }
-  ibv_sge sge{0x1000, 256, 1};
-  ibv_send_wr wr{};
-  wr.wr_id = wr_id;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  ibv_send_wr* bad = nullptr;
-  ASSERT_EQ(ibv_post_send(e.qp, &wr, &bad), 0);
+  ASSERT_EQ(PostSignaledWrite(e.qp, wr_api ? e.qpx : nullptr, wr_id), 0);
 }
 
 // One thread: its QPs post round-robin; it polls its CQs as it goes, and
@@ -126,7 +90,7 @@ TEST_P(StressTest, NoWrLostDuplicatedOrReordered) {
 
 INSTANTIATE_TEST_SUITE_P(EveryKnob, StressTest, ::testing::ValuesIn(Knobs()),
                          [](const ::testing::TestParamInfo<Knob>& info) {
-                           return std::string(info.param.name);
+                           return info.param.name;
                          });
 
 }  // namespace

@@ -247,8 +247,17 @@ int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   const AppCall call(list, now);
   DrainDueOnPoll(list, now);
   const int n = PollCq(cq, num_entries, wc);
-  if (n > 0) NoteSendCompletions(list, wc, n);
-  return n;
+  return AfterPoll(list, cq, num_entries, wc, n, PollCq);
+}
+
+int ReqNotifyCqDeferring(ibv_cq* cq, int solicited_only) {
+  ContextState* c = E().contexts.Find(cq->context);
+  if (c == nullptr || c->req_notify_cq == nullptr) return EINVAL;
+  // Armed first: a completion of what is handed over then raises its
+  // event.
+  const int rc = c->req_notify_cq(cq, solicited_only);
+  DeferBeforeBlock(cq->context);
+  return rc;
 }
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {

@@ -56,8 +56,12 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexcept;
 // no QP lookup, byte scan or counters.
 int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
-// The defer mode's poll: hands over the CQ's QPs' due posts first.
+// The defer mode's poll: hands over the CQ's QPs' due posts first, and
+// adds the shim's own completions (defer_synth.h).
 int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc);
+// The defer mode's CQ arming: an application about to sleep on its
+// completion channel; what is due is handed over once the CQ is armed.
+int ReqNotifyCqDeferring(ibv_cq* cq, int solicited_only);
 
 }  // namespace verbsemu::shim::internal
 

@@ -16,13 +16,6 @@
 namespace verbsemu::shim::internal {
 namespace {
 
-// Lowers `*at` to `due` unless it is already earlier.
-void LowerTo(std::atomic<uint64_t>* at, uint64_t due) {
-  uint64_t seen = at->load();
-  while (due < seen && !at->compare_exchange_weak(seen, due)) {
-  }
-}
-
 std::unique_ptr<DeferredPost> TakeSpare(DeferQueue& d) {
   if (d.spare.empty()) return std::make_unique<DeferredPost>();
   std::unique_ptr<DeferredPost> p = std::move(d.spare.back());
@@ -39,23 +32,27 @@ void WarnRefused(int rc, size_t wrs) {
   if (e.warned_defer_refused.exchange(true)) return;
   Warn("defer: the provider refused " + std::to_string(wrs) +
        " WR(s) after their post had returned (" + std::strerror(rc) +
-       "); they were dropped, as their post would have failed (counted in "
-       "the report)");
+       "); they complete with IBV_WC_LOC_QP_OP_ERR, as their post would "
+       "have failed (counted in the report)");
 }
 
-enum class HandOver { kDone, kNoRoom, kBusy };
+// kAgain: the front post's first WR was refused and completed in error;
+// the rest of the post is still to hand over.
+enum class HandOver { kDone, kAgain, kNoRoom, kBusy };
 
 // Replays a held batch under the QP's batch lock, which keeps the
 // application from building a batch on it meanwhile (both write the
-// ibv_qp_ex's wr_id and wr_flags). Never waits for it: its holder may be
-// this very thread, polling between wr_start and wr_complete.
+// ibv_qp_ex's wr_id and wr_flags). Never waits for it, and never tries it
+// when this very thread holds it (polling between wr_start and
+// wr_complete): the batch stays, to be replayed later.
 int ReplayBatch(QpState* q, DeferredPost& p, bool* busy) {
-  std::unique_lock<std::mutex> lock(q->batch_mu, std::try_to_lock);
+  *busy = q->batch_mu.HeldByMe();
+  if (*busy) return 0;
+  std::unique_lock<OwnedMutex> lock(q->batch_mu, std::try_to_lock);
   *busy = !lock.owns_lock();
   if (*busy) return 0;
   return p.batch()->Replay(q->qpx, /*close_on_room_refusal=*/false);
 }
-
 // The offsets (1 + index) of `p`'s signaled WRs, into d.signaled_scratch,
 // before a hand-over consumes them. Caller holds d.mu.
 void NoteSignaled(DeferQueue& d, DeferredPost& p) {
@@ -90,22 +87,74 @@ bool QueueFull(const DeferQueue& d, uint64_t out_before, size_t went) {
   return out_before + went >= d.limits.max_send_wr;
 }
 
-// Hands the front post to the provider; on kNoRoom and kBusy what the
-// provider did not take stays at the front.
-HandOver HandOverFront(QpState* q, DeferQueue& d) {
+// Queues an error completion (defer_synth.h) for the first `n` WRs `p`
+// holds; `batch`: p held a batch (its recording's wr_ids, which outlive
+// the replay that closed it).
+void CompleteInError(QpState* q, DeferQueue& d, DeferredPost& p, bool batch,
+                     size_t n, ibv_wc_status status, int err) {
+  const ibv_cq* cq = q->qp->send_cq;
+  if (cq == nullptr || d.list == nullptr) return;
+  if (IsExtendedCq(cq)) {
+    E().defer.dropped_wrs.Add(n);
+    return;
+  }
+  auto add = [&](uint64_t wr_id) {
+    d.synth_owed.fetch_add(1);
+    d.list->synth.Add(cq, ErrorCompletion(wr_id, q->qpn, status, err));
+  };
+  if (batch) {
+    const std::vector<uint64_t>& ids = p.batch()->wr_ids;
+    for (size_t i = 0; i < n && i < ids.size(); ++i) add(ids[i]);
+    return;
+  }
+  const ibv_send_wr* w = p.chain();
+  for (size_t i = 0; i < n && w != nullptr; ++i, w = w->next) add(w->wr_id);
+}
+
+// The front post left the FIFO (`now`: when its hand-over began).
+void RetireFront(QpState* q, DeferQueue& d, uint64_t now) {
   Engine& e = E();
   DeferredPost& p = *d.fifo.front();
+  q->stats.delay_ticks.Add(now - p.entered);
+  if (e.note_lateness) {
+    e.lateness.Add(now - p.entered, now > p.due ? now - p.due : 0);
+  }
+  e.defer.handed_posts.Add(1);
+  p.Clear();
+  d.spare.push_back(std::move(d.fifo.front()));
+  d.fifo.pop_front();
+}
+
+// The front post's WRs, held when the QP moved to ERR: each completes with
+// a flush error, as the provider would have flushed it.
+void FlushFront(QpState* q, DeferQueue& d, uint64_t now) {
+  DeferredPost& p = *d.fifo.front();
   const size_t held = p.wrs();
-  size_t went = held;
-  int rc = 0;
+  CompleteInError(q, d, p, p.is_batch(), held, IBV_WC_WR_FLUSH_ERR, 0);
+  E().defer.flushed_wrs.Add(held);
+  d.held_wrs -= std::min(d.held_wrs, held);
+  RetireFront(q, d, now);
+}
+
+// Hands the front post to the provider; on kNoRoom and kBusy what the
+// provider did not take stays at the front. A WR it refuses for good (not
+// for room) completes in error: a batch whole (the provider rolled it
+// back), a chain's refused WR alone, the ones after it offered again.
+HandOver HandOverFront(QpState* q, DeferQueue& d) {
+  Engine& e = E();
   // When the hand-over began, as a spin's wait ends before its post: a
   // soft provider's post can take a long time itself (rxe processes the
   // send in the posting call).
   const uint64_t now = emulate::ReadTsc();
+  DeferredPost& p = *d.fifo.front();
+  const size_t held = p.wrs();
+  const bool batch = p.is_batch();
+  size_t went = held;
+  int rc = 0;
   NoteSignaled(d, p);
   const uint64_t out_before = d.sq.Outstanding();
   d.sq.Offer(d.signaled_scratch.data(), d.signaled_scratch.size());
-  if (p.is_batch()) {
+  if (batch) {
     bool busy = false;
     rc = ReplayBatch(q, p, &busy);
     if (busy) {
@@ -119,38 +168,25 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
     if (rc != 0) went = p.KeepFrom(bad);
   }
   d.sq.Took(went);
-  const bool no_room =
-      rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went);
-  d.held_wrs -= std::min(d.held_wrs, no_room ? went : held);
-  if (no_room) {
+  if (rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went)) {
+    d.held_wrs -= std::min(d.held_wrs, went);
     e.defer.room_retries.Add(1);
     return HandOver::kNoRoom;
   }
   if (rc != 0) {
-    e.defer.refused_wrs.Add(held - went);
-    WarnRefused(rc, held - went);
+    const size_t refused = batch ? held : 1;
+    CompleteInError(q, d, p, batch, refused, IBV_WC_LOC_QP_OP_ERR, rc);
+    e.defer.refused_wrs.Add(refused);
+    WarnRefused(rc, refused);
+    d.held_wrs -= std::min(d.held_wrs, went + refused);
+    if (!batch) p.DropFront();
+    if (!batch && p.wrs() > 0) return HandOver::kAgain;
+    RetireFront(q, d, now);
+    return HandOver::kDone;
   }
-  q->stats.delay_ticks.Add(now - p.entered);
-  if (e.note_lateness) {
-    e.lateness.Add(now - p.entered, now > p.due ? now - p.due : 0);
-  }
-  e.defer.handed_posts.Add(1);
-  p.Clear();
-  d.spare.push_back(std::move(d.fifo.front()));
-  d.fifo.pop_front();
+  d.held_wrs -= std::min(d.held_wrs, held);
+  RetireFront(q, d, now);
   return HandOver::kDone;
-}
-
-// Hands over the posts due by `now` (all of them when `now` is kNeverDue).
-// Caller holds d.mu.
-size_t DrainLocked(QpState* q, DeferQueue& d, uint64_t now) {
-  size_t handed = 0;
-  while (!d.fifo.empty() && d.fifo.front()->due <= now) {
-    if (HandOverFront(q, d) != HandOver::kDone) break;
-    ++handed;
-  }
-  d.head_due.store(d.fifo.empty() ? kNeverDue : d.fifo.front()->due);
-  return handed;
 }
 
 // Queues `p` (filled, under d.mu) and tells the drainers.
@@ -165,28 +201,6 @@ void Push(DeferQueue& d, std::unique_ptr<DeferredPost> p) {
   d.head_due.store(due);
   if (d.list != nullptr) LowerTo(&d.list->earliest, due);
   Progress().Notify(due);
-}
-
-// A QP number as a PtrMap key (0 and 1 are the map's own); never
-// dereferenced.
-const void* QpnKey(uint32_t qpn) {
-  // NOLINTNEXTLINE(performance-no-int-to-ptr): a key, not an address
-  return reinterpret_cast<const void*>(uintptr_t{qpn} + 2);
-}
-
-size_t DrainList(DeferList& c, uint64_t now) {
-  std::lock_guard<std::mutex> lock(c.mu);
-  c.earliest.store(kNeverDue);
-  size_t handed = 0;
-  for (QpState* q : c.qps) {
-    DeferQueue& d = *q->defer;
-    if (d.head_due.load() <= now) {
-      std::lock_guard<std::mutex> qlock(d.mu);
-      handed += DrainLocked(q, d, now);
-    }
-    LowerTo(&c.earliest, d.head_due.load());
-  }
-  return handed;
 }
 
 DeferList* ListLocked(ibv_context* ctx) {
@@ -230,6 +244,41 @@ void NoteUnseenRts(const QpState* q, DeferQueue& d) {
 }
 
 }  // namespace
+
+// Hands over the posts due by `now` (all of them when `now` is kNeverDue).
+// Caller holds d.mu.
+size_t DrainLocked(QpState* q, DeferQueue& d, uint64_t now) {
+  size_t handed = 0;
+  // After a refusal the QP's later posts wait until its error completions
+  // were polled: the provider's completions of them would come first.
+  while (!d.fifo.empty() && d.fifo.front()->due <= now &&
+         d.synth_owed.load() <= 0) {
+    const HandOver h = HandOverFront(q, d);
+    if (h == HandOver::kNoRoom || h == HandOver::kBusy) break;
+    if (h == HandOver::kDone) ++handed;
+  }
+  // A QP owing error completions is no drainer's until they were polled
+  // (defer_poll.cc Repaid makes it due again).
+  d.head_due.store(d.fifo.empty() || d.synth_owed.load() > 0
+                       ? kNeverDue
+                       : d.fifo.front()->due);
+  return handed;
+}
+
+size_t DrainList(DeferList& c, uint64_t now) {
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.earliest.store(kNeverDue);
+  size_t handed = 0;
+  for (QpState* q : c.qps) {
+    DeferQueue& d = *q->defer;
+    if (d.head_due.load() <= now) {
+      std::lock_guard<std::mutex> qlock(d.mu);
+      handed += DrainLocked(q, d, now);
+    }
+    LowerTo(&c.earliest, d.head_due.load());
+  }
+  return handed;
+}
 
 void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
   Engine& e = E();
@@ -315,86 +364,52 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   return 0;
 }
 
+// Every held post of `q` leaves without reaching the provider (a QP
+// destroyed, reset, gone, or a process exiting), counted. Caller holds d.mu.
+void DropHeldLocked(DeferQueue& d) {
+  E().defer.dropped_wrs.Add(d.held_wrs);
+  for (auto& p : d.fifo) p->Clear();
+  d.fifo.clear();
+  d.held_wrs = 0;
+  d.head_due.store(kNeverDue);
+}
+
 void DeferQpStateChanged(QpState* q, ibv_qp_state state) {
   if (q == nullptr || q->defer == nullptr) return;
   DeferQueue& d = *q->defer;
   std::lock_guard<std::mutex> lock(d.mu);
   if (state == IBV_QPS_RESET) {
+    // A move to RESET removes the send queue's WRs without completions.
     d.limits.reached_rts = false;
     d.sq.Emptied();
+    if (!d.fifo.empty()) DropHeldLocked(d);
+  } else if (state == IBV_QPS_ERR) {
+    // The provider flushed what it held; what the shim holds is flushed
+    // here, in order after it. Later posts go to the provider, which
+    // flushes them, once these completions were polled.
+    const uint64_t now = emulate::ReadTsc();
+    while (!d.fifo.empty()) FlushFront(q, d, now);
+    d.head_due.store(kNeverDue);
   } else if (state == IBV_QPS_RTS) {
     d.limits.reached_rts = true;
   }
-}
-
-void NoteSendCompletions(DeferList* c, const ibv_wc* wc, int n) {
-  if (c == nullptr) return;
-  for (int i = 0; i < n; ++i) {
-    // An error completion's opcode is not defined: it is left out, so its
-    // WRs stay counted (the count errs toward a full queue, retried).
-    if (wc[i].status != IBV_WC_SUCCESS || (wc[i].opcode & IBV_WC_RECV) != 0) {
-      continue;
-    }
-    if (DeferQueue* d = c->by_qpn.Find(QpnKey(wc[i].qp_num))) {
-      d->sq.Completed();
-    }
-  }
-}
-
-DeferList* ListOf(const ibv_cq* cq) {
-  return E().defer_lists.Find(cq->context);
-}
-
-void DrainDueOnPoll(DeferList* c, uint64_t now) {
-  if (c != nullptr && c->earliest.load(std::memory_order_relaxed) <= now) {
-    DrainList(*c, now);
-  }
-}
-
-// A call under way hands over what is due on its way out; an application
-// polling every few microseconds does at its next poll.
-bool AppWillHandOver(const DeferList& c, uint64_t now) {
-  if (c.app_calls.load() != 0) return true;
-  const uint64_t last = c.last_call.load(std::memory_order_relaxed);
-  const uint64_t gap = c.call_gap.load(std::memory_order_relaxed);
-  return gap < kMaxCallGap / 2 && now < last + 4 * gap;
-}
-
-DrainResult DrainAllDue(uint64_t now, uint64_t* next) {
-  DrainResult r;
-  Progress().ForEach([&](DeferList* c) {
-    const uint64_t earliest = c->earliest.load();
-    if (earliest <= now && AppWillHandOver(*c, now)) {
-      r.left_to_app = true;
-    } else if (earliest <= now) {
-      std::unique_lock<std::mutex> lock(c->mu, std::try_to_lock);
-      if (lock.owns_lock()) {
-        lock.unlock();
-        r.handed += DrainList(*c, now);
-      } else {
-        r.left_to_app = true;  // an application poll is draining it
-      }
-    }
-    *next = std::min(*next, c->earliest.load());
-  });
-  return r;
 }
 
 void FlushDeferred(QpState* q, FlushReason why) {
   if (q == nullptr || q->defer == nullptr) return;
   DeferQueue& d = *q->defer;
   std::lock_guard<std::mutex> lock(d.mu);
+  FlushDeferredLocked(q, d, why);
+}
+
+void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why) {
   if (d.fifo.empty()) return;
   Engine& e = E();
   if (why == FlushReason::kGone) {
-    e.defer.refused_wrs.Add(d.held_wrs);
     Warn("defer: " + std::to_string(d.held_wrs) +
          " held WR(s) dropped: their QP was destroyed where the shim could "
-         "not see it (counted in the report as refused)");
-    for (auto& p : d.fifo) p->Clear();
-    d.fifo.clear();
-    d.held_wrs = 0;
-    d.head_due.store(kNeverDue);
+         "not see it (counted in the report)");
+    DropHeldLocked(d);
     return;
   }
   const size_t before = d.fifo.size();
@@ -404,16 +419,10 @@ void FlushDeferred(QpState* q, FlushReason why) {
    : why == FlushReason::kDestroy ? e.defer.early_destroy
                                   : e.defer.early_exit)
       .Add(early);
-  // The provider still had no room: what is left cannot wait for a QP that
-  // is changing state or going away.
-  if (!d.fifo.empty()) {
-    e.defer.refused_wrs.Add(d.held_wrs);
-    WarnRefused(ENOMEM, d.held_wrs);
-    for (auto& p : d.fifo) p->Clear();
-    d.fifo.clear();
-    d.held_wrs = 0;
-    d.head_due.store(kNeverDue);
-  }
+  // A modify keeps what the provider had no room for (or what waits for a
+  // batch lock): it is handed over later, or flushed if the QP moves to
+  // ERR. A QP going away, or a process exiting, takes it with it.
+  if (why != FlushReason::kModify && !d.fifo.empty()) DropHeldLocked(d);
 }
 
 void LeaveDeferList(QpState* q) {
@@ -433,42 +442,6 @@ void RejoinDeferList(QpState* q) {
   std::lock_guard<std::mutex> lock(c->mu);
   if (std::find(c->qps.begin(), c->qps.end(), q) == c->qps.end()) {
     c->qps.push_back(q);
-  }
-}
-
-void FlushAllDeferred() {
-  Progress().Stop();
-  Engine& e = E();
-  std::lock_guard<std::mutex> lock(e.mu);
-  for (auto& [key, q] : e.qp_owner) FlushDeferred(q.get(), FlushReason::kExit);
-}
-
-void ResetDeferLocked() {
-  Engine& e = E();
-  Progress().Stop();
-  Progress().Forget();
-  e.defer_lists.Clear();
-  e.defer_list_owner.clear();
-  e.td_pds.clear();
-  e.defer.Reset();
-}
-
-void DeferAfterForkInChild() {
-  Engine& e = E();
-  DeferProgress::AfterForkInChild();
-  // The parent's locks may be held by its threads, which the child lacks:
-  // its queues and lists are set aside, never destroyed, and kept
-  // reachable (a leak checker in the child must not report them).
-  static NoDestructor<std::vector<std::unique_ptr<DeferList>>> lists;
-  static NoDestructor<std::vector<std::unique_ptr<DeferQueue>>> queues;
-  for (auto& owned : e.defer_list_owner)
-    lists.get()->push_back(std::move(owned));
-  e.defer_list_owner.clear();
-  e.defer_lists.Clear();
-  for (auto& [key, q] : e.qp_owner) {
-    if (q->defer == nullptr) continue;
-    queues.get()->push_back(std::move(q->defer));
-    q->defer_fallback = DeferFallback::kNone;
   }
 }
 

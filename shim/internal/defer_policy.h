@@ -42,6 +42,9 @@ class DeferPolicy {
   // After a wake that aimed at posts: `handed` of them were still held and
   // went from the thread.
   void Learn(size_t handed);
+  // The application is about to block in a wait: nobody polls, so the
+  // thread drops its grace and aims at the due times.
+  void AppBlocks() { grace_ = 0; }
 
   // The thread's next look after a scan at `now`: `next_due` is the
   // earliest post still held (kNoLook: none), `left_to_app` whether due

@@ -1,6 +1,7 @@
 #include "shim/internal/defer_progress.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 
@@ -65,7 +66,16 @@ bool DeferProgress::Start() {
                          .max_grace = cal.NsToTicks(kMaxGraceNs),
                          .yield = cal.NsToTicks(kYieldNs)});
   offset_ticks_.store(policy_.offset());
-  if (TryStartThread(&thread_, [this] { Run(); })) return true;
+  exited_ = false;
+  // Made with every signal blocked, which it keeps: an application's
+  // handler never runs on it (one calling exit() would have the exit flush
+  // join the thread it runs on, or wait for a lock the thread holds).
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const bool started = TryStartThread(&thread_, [this] { Run(); });
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (started) return true;
   running_ = false;
   static std::atomic<bool> warned{false};
   if (!warned.exchange(true)) {
@@ -76,17 +86,26 @@ bool DeferProgress::Start() {
   return false;
 }
 
-void DeferProgress::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!running_) return;
-    stop_ = true;
-    generation_seen_.store(++generation_);
-  }
+void DeferProgress::Stop(std::chrono::milliseconds limit) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!running_) return;
+  stop_ = true;
+  generation_seen_.store(++generation_);
   cv_.notify_all();
+  if (std::this_thread::get_id() == thread_.get_id()) return;
+  if (limit != std::chrono::milliseconds::max() &&
+      !cv_.wait_for(lock, limit, [this] { return exited_; })) {
+    return;  // left behind, never joined (the instance is never destroyed)
+  }
+  lock.unlock();
   if (thread_.joinable()) thread_.join();
-  std::lock_guard<std::mutex> lock(mu_);
+  lock.lock();
   running_ = false;
+}
+
+void DeferProgress::AppBlocks() {
+  app_blocks_.store(true);
+  Wake();
 }
 
 void DeferProgress::Watch(DeferList* c) {
@@ -139,6 +158,7 @@ void DeferProgress::Run() {
     uint64_t next = kNeverDue;
     const bool woke_for_posts = woke_for_posts_;
     const uint64_t now = emulate::ReadTsc();
+    if (app_blocks_.exchange(false)) policy_.AppBlocks();
     const DrainResult r = DrainAllDue(now, &next);
     E().defer.thread_wakes.Add(1);
     E().defer.thread_handed.Add(r.handed);
@@ -159,6 +179,8 @@ void DeferProgress::Run() {
     WaitFor(lock, until, policy_.grace() == 0, generation);
   }
   sleeping_until_.store(0);
+  exited_ = true;
+  cv_.notify_all();
 }
 
 void DeferProgress::WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until,

@@ -14,6 +14,7 @@
 #define VERBSEMU_SHIM_INTERNAL_DEFER_PROGRESS_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -32,8 +33,15 @@ class DeferProgress {
   // Starts the thread once (and registers the exit flush); false, with
   // one warning per process, when no thread can be created.
   bool Start();
-  // Stops and joins it; Start starts it again.
-  void Stop();
+  // Stops and joins it; Start starts it again. With a `limit` (the exit
+  // flush), waits that long at most for it to stop: a thread blocked on a
+  // lock an interrupted application thread holds is left behind. Called
+  // on the thread itself (an exit() in a signal handler it ran), it only
+  // tells it to stop.
+  void Stop(std::chrono::milliseconds limit = std::chrono::milliseconds::max());
+  // The application is about to block (defer.h DeferBeforeBlock): the
+  // thread drops its grace and hands each post over when due.
+  void AppBlocks();
   // Adds a CQ list to the ones the thread drains.
   void Watch(DeferList* c);
   void Forget();
@@ -66,6 +74,8 @@ class DeferProgress {
   // before it sleeps), kNeverDue while nothing is held.
   std::atomic<uint64_t> sleeping_until_{0};
   bool running_ = false, stop_ = false;  // under mu_
+  bool exited_ = false;                  // under mu_: Run returned
+  std::atomic<bool> app_blocks_{false};
   std::vector<DeferList*> cqs_;          // under mu_
   std::thread thread_;
   uint64_t late_ticks_ = 0;      // the thread's own: how late its sleeps woke

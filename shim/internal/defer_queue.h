@@ -17,6 +17,7 @@
 
 #include "shim/internal/counters.h"
 #include "shim/internal/defer_sq.h"
+#include "shim/internal/defer_synth.h"
 #include "shim/internal/deferred_post.h"
 #include "shim/internal/ptr_map.h"
 
@@ -57,10 +58,18 @@ struct DeferList;
   X(thread_spun_us, "us the progress thread spun")                          \
   X(room_retries, "hand-overs retried: the provider's send queue was full") \
   X(refused_wrs, "WRs the provider refused after their post returned")      \
+  X(flushed_wrs,                                                            \
+    "held WRs completed with a flush error: their QP moved to ERR")         \
+  X(dropped_wrs,                                                            \
+    "held WRs dropped: their QP was destroyed, reset, or the process "      \
+    "exited")                                                               \
   X(refused_at_post, "posts refused at once as the provider would")         \
   X(early_modify, "posts handed over early: before ibv_modify_qp")          \
   X(early_destroy, "posts handed over early: before ibv_destroy_qp")        \
-  X(early_exit, "posts handed over early: at exit")
+  X(early_exit, "posts handed over early: at exit")                         \
+  X(exit_skipped_qps,                                                       \
+    "QPs the exit flush skipped: a lock stayed held (a thread interrupted " \
+    "inside the shim)")
 
 struct DeferCounters {
 #define VERBSEMU_FIELD(name, what) Counter name;
@@ -86,6 +95,9 @@ struct DeferQueue {
   // creation, its provider's rules, and its state (under mu).
   SqLimits limits;
   bool sig_all = true;  // every WR signaled (or not known)
+  // The shim's completions for its WRs still to be polled: while there
+  // are any, its later posts wait (they would complete before them).
+  std::atomic<int64_t> synth_owed{0};
   // The provider's send queue as far as the shim knows.
   SqWindow sq;
   std::vector<uint32_t> signaled_scratch;  // under mu
@@ -117,7 +129,23 @@ struct DeferList {
   // Its QPs' queues by QP number + 2, for polled completions (writers
   // hold E().mu).
   PtrMap<DeferQueue> by_qpn{10};
+  // Completions the shim made for its QPs' WRs (defer_synth.h), by CQ.
+  SyntheticCompletions synth;
 };
+
+// A QP number as a PtrMap key (0 and 1 are the map's own); never
+// dereferenced.
+inline const void* QpnKey(uint32_t qpn) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a key, not an address
+  return reinterpret_cast<const void*>(uintptr_t{qpn} + 2);
+}
+
+// Lowers `*at` to `due` unless it is already earlier.
+inline void LowerTo(std::atomic<uint64_t>* at, uint64_t due) {
+  uint64_t seen = at->load();
+  while (due < seen && !at->compare_exchange_weak(seen, due)) {
+  }
+}
 
 // Counts an application call on `list` (null: none) while it lives; `now`
 // is the TSC the call read on entry (one clock read per call).

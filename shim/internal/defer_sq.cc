@@ -12,19 +12,24 @@ bool HasData(const ibv_send_wr& wr) {
 }
 
 // Why the provider would refuse `wr` with `held` WRs ahead of it: 0, or
-// the errno.
+// the errno. Checked before anything of the WR is copied. A cap not known
+// is bounded (kUnknownCaps), with EINVAL.
 int Refusal(const SqLimits& l, size_t held, const ibv_send_wr& wr) {
-  if (l.max_send_wr != 0 && held >= l.max_send_wr) return ENOMEM;
+  const uint64_t depth =
+      l.max_send_wr != 0 ? l.max_send_wr : kUnknownCaps.max_send_wr;
+  if (held >= depth) return ENOMEM;
   if (l.rules.needs_rts && !l.reached_rts) return ENOMEM;
   if (!HasData(wr)) return 0;
   if (wr.num_sge < 0) return EINVAL;
   const auto sges = static_cast<uint32_t>(wr.num_sge);
   if (l.max_send_sge != 0 && sges > l.max_send_sge) return l.rules.sge_errno;
-  if ((wr.send_flags & IBV_SEND_INLINE) == 0 || l.max_inline_data == 0) {
-    return 0;
-  }
+  if (l.max_send_sge == 0 && sges > kUnknownCaps.max_send_sge) return EINVAL;
+  if ((wr.send_flags & IBV_SEND_INLINE) == 0) return 0;
   uint64_t inl = 0;
   for (uint32_t i = 0; i < sges; ++i) inl += wr.sg_list[i].length;
+  if (l.max_inline_data == 0) {
+    return inl > kUnknownCaps.max_inline_data ? EINVAL : 0;
+  }
   return inl > l.max_inline_data ? l.rules.inline_errno : 0;
 }
 
@@ -58,12 +63,20 @@ int BatchRefusal(const SqLimits& l, size_t held, const WrRecording& r,
                  size_t wrs) {
   // Before RTS, mlx5's wr_complete is its error variant.
   if (l.rules.needs_rts && !l.reached_rts) return EINVAL;
-  if (l.max_send_wr != 0 && held + wrs > l.max_send_wr) return ENOMEM;
+  const uint64_t depth =
+      l.max_send_wr != 0 ? l.max_send_wr : kUnknownCaps.max_send_wr;
+  if (held + wrs > depth) return ENOMEM;
   if (l.max_send_sge != 0 && r.max_sges > l.max_send_sge) {
     return l.rules.sge_errno;
   }
+  if (l.max_send_sge == 0 && r.max_sges > kUnknownCaps.max_send_sge) {
+    return EINVAL;
+  }
   if (l.max_inline_data != 0 && r.max_inline > l.max_inline_data) {
     return l.rules.inline_errno;
+  }
+  if (l.max_inline_data == 0 && r.max_inline > kUnknownCaps.max_inline_data) {
+    return EINVAL;
   }
   return 0;
 }

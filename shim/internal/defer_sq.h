@@ -13,7 +13,9 @@
 // - mlx4: ENOMEM for the SGE and inline limits; no state check.
 // - rxe and the others: EINVAL for the SGE and inline limits.
 // The provider is told by the device's name (mlx5_0, mlx5_bond_0, mlx4_0).
-// A cap the provider reported as 0 is not checked.
+// A cap the provider reported as 0 (not known: a QP adopted without its
+// caps) is bounded by kUnknownCaps, with EINVAL beyond (ENOMEM for the
+// depth), so a bogus length can never make the shim copy without bound.
 #ifndef VERBSEMU_SHIM_INTERNAL_DEFER_SQ_H_
 #define VERBSEMU_SHIM_INTERNAL_DEFER_SQ_H_
 
@@ -70,6 +72,14 @@ class SqWindow {
   std::deque<uint64_t> marks_;  // under mu_: handed_ after each signaled WR
   bool blind_ = false;          // under mu_
 };
+
+// The bounds a cap not known gets: the FIFO's depth, SGEs per WR, and
+// inline bytes per WR.
+inline constexpr ibv_qp_cap kUnknownCaps = {.max_send_wr = 16384,
+                                            .max_recv_wr = 0,
+                                            .max_send_sge = 1024,
+                                            .max_recv_sge = 0,
+                                            .max_inline_data = 4096};
 
 // What the defer mode checks of a QP before it takes a post.
 struct SqLimits {

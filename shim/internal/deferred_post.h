@@ -37,6 +37,10 @@ class DeferredPost {
   // it went, so the post keeps `bad` and what follows. Returns how many
   // went.
   size_t KeepFrom(const ibv_send_wr* bad);
+  // The first WR still to post leaves the post (completed in error).
+  void DropFront() {
+    if (first_ < chain_.size()) ++first_;
+  }
   WrRecording* batch() { return batch_.get(); }
   void Clear();
 

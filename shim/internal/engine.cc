@@ -311,12 +311,15 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
 
 int DestroyCq(ibv_cq* cq) noexcept {
   if (Real().destroy_cq == nullptr) return ENOSYS;
+  DeferForgetCq(cq);
   return Real().destroy_cq(cq);
 }
 
 int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq,
                void** cq_context) noexcept {
   if (Real().get_cq_event == nullptr) return ENOSYS;
+  // Defer: the application sleeps; what is due goes first.
+  DeferBeforeBlock(channel != nullptr ? channel->context : nullptr);
   return Real().get_cq_event(channel, cq, cq_context);
 }
 

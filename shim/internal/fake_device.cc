@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "emulate/tsc.h"
@@ -35,6 +36,7 @@ void FakeComplete(ibv_cq* cq, uint64_t wr_id, ibv_wc_opcode op,
     e.ready_tsc = start + msg + latency;
   }
   f->entries.push_back(e);
+  FakeEventOnCompletion(f);
 }
 
 uint64_t Fnv1a(uint64_t h, const void* p, size_t n) {
@@ -89,9 +91,8 @@ int PostLocked(FakeQp* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t tsc) {
   int i = 0;
   uint64_t total = 0;
   for (ibv_send_wr* w = wr; w != nullptr; w = w->next, ++i) {
-    const int refused = i == fail_at ? ENOMEM
-                        : mlx5       ? FakeMlx5Refusal(*q, *w)
-                                     : 0;
+    int refused = i == fail_at ? ENOMEM : FakePostFault(q);
+    if (refused == 0 && mlx5) refused = FakeMlx5Refusal(*q, *w);
     if (refused != 0) {
       *bad_wr = w;
       return refused;
@@ -108,9 +109,11 @@ int PostLocked(FakeQp* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t tsc) {
     }
     RecordWr(d, qp, w, tsc, bytes);
     const uint64_t index = q->sq_head.fetch_add(1) + 1;
-    if (q->sig_all || (w->send_flags & IBV_SEND_SIGNALED) != 0) {
-      FakeComplete(qp->send_cq, w->wr_id, IBV_WC_SEND, IBV_WC_SUCCESS, q,
-                   index);
+    const ibv_wc_status status = FakeWrStatus(q);
+    // An error completes whether signaled or not, as providers flush.
+    if (q->sig_all || (w->send_flags & IBV_SEND_SIGNALED) != 0 ||
+        status != IBV_WC_SUCCESS) {
+      FakeComplete(qp->send_cq, w->wr_id, IBV_WC_SEND, status, q, index);
     }
   }
   d->last_post_bytes.store(total, std::memory_order_relaxed);
@@ -149,6 +152,12 @@ int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
   FakeDevice* d = Dev(cq->context);
   if (d->null_ops.load(std::memory_order_relaxed)) return 0;
   d->poll_calls.fetch_add(1, std::memory_order_relaxed);
+  if (d->faults.Roll(FakeFault::kSlowPoll)) {
+    const auto end =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+  }
   FakeCq* f = reinterpret_cast<FakeCq*>(cq);
   std::lock_guard<std::mutex> lock(f->mu);
   int i = 0;
@@ -171,6 +180,7 @@ int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
 
 int FakeReqNotifyCq(ibv_cq* cq, int) {
   Dev(cq->context)->notify_calls.fetch_add(1);
+  FakeArm(reinterpret_cast<FakeCq*>(cq));
   return 0;
 }
 
@@ -232,23 +242,6 @@ ibv_qp* FakeEfadvCreateQpEx(ibv_context* c, ibv_qp_init_attr_ex* a,
   const bool ex = (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
   return MakeQp(Ctx(c), a->pd, a->send_cq, a->recv_cq, a->qp_type,
                 a->sq_sig_all != 0, ex, a->cap);
-}
-
-ibv_cq_ex* FakeCreateCqEx(ibv_context* c, ibv_cq_init_attr_ex*) {
-  Dev(c)->create_cq_ex_calls.fetch_add(1);
-  errno = EOPNOTSUPP;
-  return nullptr;
-}
-
-int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {
-  FakeDevice* d = Dev(c);
-  std::memset(attr, 0, sizeof(*attr));
-  attr->state = IBV_PORT_ACTIVE;
-  attr->active_speed = d->active_speed;
-  attr->active_width = d->active_width;
-  attr->active_mtu = d->active_mtu;
-  attr->max_mtu = IBV_MTU_4096;
-  return 0;
 }
 
 // The ops a provider hands libibverbs (the opaque verbs_context_ops).
@@ -359,6 +352,8 @@ int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   if ((mask & IBV_QP_STATE) != 0) {
     qp->state = attr->qp_state;
     ApplyFakePersonality(q, attr->qp_state);
+    if (attr->qp_state == IBV_QPS_ERR) q->in_error.store(true);
+    if (attr->qp_state == IBV_QPS_RESET) q->in_error.store(false);
   }
   q->attr = *attr;
   q->attr_mask_seen |= mask;
@@ -410,15 +405,13 @@ int FakeDestroyCq(ibv_cq* cq) {
   return 0;
 }
 
-int FakeGetCqEvent(ibv_comp_channel*, ibv_cq**, void**) { return -1; }
+int FakeGetCqEvent(ibv_comp_channel* channel, ibv_cq** cq, void** ctx) {
+  return FakeWaitCqEvent(channel, cq, ctx);
+}
 
 ibv_qp_ex* FakeQpToQpEx(ibv_qp* qp) {
   FakeQp* q = Qp(qp);
   return q->ex ? &q->qpx : nullptr;
-}
-
-int FakeQueryPort(ibv_context* c, uint8_t port, ibv_port_attr* attr) {
-  return FakeQueryPortEx(c, port, attr, sizeof(*attr));
 }
 
 }  // namespace
@@ -435,6 +428,7 @@ FakeDevice::FakeDevice(const char* name) {
 FakeDevice::~FakeDevice() = default;
 
 void FakeDevice::Record(const PostRecord& r) {
+  if (on_record) on_record(r);
   std::lock_guard<std::mutex> lock(rec_mu_);
   posts_.push_back(r);
 }

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "shim/internal/fake_faults.h"
 #include "shim/internal/real_verbs.h"
 
 namespace verbsemu::shim::internal {
@@ -78,6 +79,7 @@ struct FakeCq {
   std::mutex mu;
   std::deque<FakeCqe> entries;
   uint64_t wire_free_at = 0;  // under mu: when the fake wire is free again
+  bool armed = false;         // under mu: ibv_req_notify_cq (fake_faults.h)
 };
 
 struct FakeWr {
@@ -109,6 +111,8 @@ struct FakeQp {
   std::atomic<uint64_t> sq_head{0};
   std::atomic<uint64_t> sq_tail{0};
   int batch_err = 0;  // under sq_mu
+  // In ERR (a modify, or a fault): every WR completes with a flush error.
+  std::atomic<bool> in_error{false};
 };
 
 struct PostRecord {
@@ -159,6 +163,11 @@ class FakeDevice {
   // Runs inside destroy_qp, before the QP goes (tests look at the shim then).
   std::function<void(ibv_qp*)> on_destroy_qp;
   std::atomic<bool> record_posts{true};
+  // The faulty mode (fake_faults.h): every probability 0 unless set.
+  FakeFaults faults;
+  // Called with each record as it is made (a forked child's test reports
+  // what its device saw through it).
+  std::function<void(const PostRecord&)> on_record;
   // Data-path calls return at once (success, nothing recorded): isolates the
   // shim's own cost in the pass-through benchmark.
   std::atomic<bool> null_ops{false};

@@ -118,9 +118,10 @@ void RecordBatch(FakeDevice* d, ibv_qp_ex* qpx, uint64_t tsc) {
       d->Record(r);
     }
     const uint64_t index = q->sq_head.fetch_add(1) + 1;
-    if (w.signaled) {
-      FakeComplete(qpx->qp_base.send_cq, w.wr_id, IBV_WC_SEND, IBV_WC_SUCCESS,
-                   q, index);
+    const ibv_wc_status status = FakeWrStatus(q);
+    if (w.signaled || status != IBV_WC_SUCCESS) {
+      FakeComplete(qpx->qp_base.send_cq, w.wr_id, IBV_WC_SEND, status, q,
+                   index);
     }
   }
   d->last_post_bytes.store(total, std::memory_order_relaxed);
@@ -138,6 +139,8 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
     rc = EINVAL;
   } else if (Qp(qpx)->batch_err != 0) {
     rc = Qp(qpx)->batch_err;  // rolled back, as mlx5_send_wr_complete does
+  } else if (const int fault = FakePostFault(Qp(qpx)); fault != 0) {
+    rc = fault;  // fake_faults.h: the batch is refused whole
   } else {
     RecordBatch(d, qpx, tsc);
   }

@@ -71,7 +71,7 @@ void ResetBatch(QpState* q) { q->batch = PostShape{}; }
     if (WrRecording* r = Recording(qpx)) {                         \
       keep;                                                        \
       r->shape.Begin(flow);                                        \
-      r->NoteWr(qpx->wr_flags);                                    \
+      r->NoteWr(qpx->wr_flags, qpx->wr_id);                        \
       r->Add<&QpExSlots::slot> args; /* NOLINT */                  \
       return;                                                      \
     }                                                              \

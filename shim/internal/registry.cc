@@ -80,7 +80,10 @@ ibv_pd* AllocParentDomainHook(ibv_context* context,
 ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
   ibv_cq_ex* cq =
       CreateThroughProvider<&ContextState::create_cq_ex>(context, attr);
-  if (cq != nullptr) E().contexts.Find(context)->cqs.Add(1);
+  if (cq != nullptr) {
+    E().contexts.Find(context)->cqs.Add(1);
+    DeferNoteExtendedCq(ibv_cq_ex_to_cq(cq));
+  }
   return cq;
 }
 
@@ -98,6 +101,7 @@ void SaveOps(ContextState* c) {
   const ibv_context_ops& ops = c->ctx->ops;
   SaveUnlessOurs(&c->post_send, ops.post_send, &PostSend, &PostSendDelayOnly);
   SaveUnlessOurs(&c->poll_cq, ops.poll_cq, &PollCq, &PollCqDeferring);
+  SaveUnlessOurs(&c->req_notify_cq, ops.req_notify_cq, &ReqNotifyCqDeferring);
   if (HasVctxField(c->vctx, offsetof(verbs_context, create_qp_ex))) {
     SaveUnlessOurs(&c->create_qp_ex, c->vctx->create_qp_ex, &CreateQpExHook);
   }
@@ -111,8 +115,8 @@ void SaveOps(ContextState* c) {
 }
 
 // Installs the wrappers the settings need over the ops the provider has.
-// Receive-side posts and CQ arming are never wrapped: nothing is emulated
-// there, so they stay the provider's own functions.
+// Receive-side posts are never wrapped, nor CQ arming but in defer mode:
+// nothing is emulated there, so they stay the provider's own functions.
 void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
   // The lean post has no QP to draw a varying latency for.
@@ -124,6 +128,11 @@ void PatchOps(ContextState* c, const Wrapping& wrap) {
   }
   if (c->poll_cq && wrap.polls) {
     ops.poll_cq = deferring ? PollCqDeferring : PollCq;
+  }
+  // Defer: arming a CQ kicks the progress thread (the application is
+  // about to sleep on its channel).
+  if (c->req_notify_cq && deferring) {
+    ops.req_notify_cq = ReqNotifyCqDeferring;
   }
   if (c->alloc_parent_domain && deferring) {
     c->vctx->alloc_parent_domain = AllocParentDomainHook;

@@ -26,6 +26,7 @@
 #include "shim/internal/full_tables.h"
 #include "shim/internal/latency_law.h"
 #include "shim/internal/no_destructor.h"
+#include "shim/internal/owned_mutex.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/port_traffic.h"
 #include "shim/internal/post_shape.h"
@@ -66,6 +67,7 @@ struct ContextState {
   std::string device;
   decltype(ibv_context_ops::post_send) post_send = nullptr;
   decltype(ibv_context_ops::poll_cq) poll_cq = nullptr;
+  decltype(ibv_context_ops::req_notify_cq) req_notify_cq = nullptr;
   decltype(verbs_context::create_qp_ex) create_qp_ex = nullptr;
   decltype(verbs_context::create_cq_ex) create_cq_ex = nullptr;
   decltype(verbs_context::alloc_parent_domain) alloc_parent_domain = nullptr;
@@ -89,7 +91,7 @@ struct QpState {
   // provider's batch open). Recorded batches are serialized by batch_mu,
   // held from wr_start to wr_complete/wr_abort except during the waits.
   bool record_batches = false;
-  std::mutex batch_mu;
+  OwnedMutex batch_mu;
   // A direct ibv_wr_* batch; serialized by the provider's send-queue lock,
   // which it holds from wr_start to wr_complete/wr_abort.
   PostShape batch;

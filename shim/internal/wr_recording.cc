@@ -27,6 +27,7 @@ void* ByteArena::Allocate(size_t n) {
 void WrRecording::Open(ibv_qp_ex* qpx, const QpExSlots& provider,
                        QpState* owner) {
   Close();
+  wr_ids.clear();
   qpx_ = qpx;
   owner_ = owner;
   provider_ = provider;

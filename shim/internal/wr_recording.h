@@ -85,8 +85,14 @@ class WrRecording {
   uint64_t max_inline = 0;
   size_t max_sges = 0;
   std::vector<uint32_t> signaled_at;
-  // A WR begun (after shape.Begin) with the application's `wr_flags`.
-  void NoteWr(unsigned wr_flags) {
+  // The batch's WRs' wr_ids, in order: kept until the next Open, so that
+  // WRs a provider refused can still be completed in error after the
+  // replay closed the recording (defer_synth.h).
+  std::vector<uint64_t> wr_ids;
+  // A WR begun (after shape.Begin) with the application's `wr_flags` and
+  // `wr_id`.
+  void NoteWr(unsigned wr_flags, uint64_t wr_id) {
+    wr_ids.push_back(wr_id);
     if ((wr_flags & IBV_SEND_SIGNALED) != 0) {
       signaled_at.push_back(static_cast<uint32_t>(shape.wrs));
     }
