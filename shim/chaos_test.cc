@@ -65,8 +65,8 @@ struct StopEngineFirst {
   ~StopEngineFirst() { ResetForTesting(); }
 };
 
-class ChaosTest : public ShimTest, public ::testing::WithParamInterface<Knob> {
-};
+class ChaosTest : public ShimTest,
+                  public ::testing::WithParamInterface<Knob> {};
 
 TEST_P(ChaosTest, EveryWrEndsExactlyOnceAndInOrder) {
   Configure(GetParam().config);
@@ -80,9 +80,9 @@ TEST_P(ChaosTest, EveryWrEndsExactlyOnceAndInOrder) {
                                 (kChaosThreads * kChaosQpsPerThread));
   const auto t0 = std::chrono::steady_clock::now();
   ChaosTotals totals = RunChaos(d, plan);
-  const double wall = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - t0)
-                          .count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   std::string faults;
   for (const FaultRow& row : kFaultTable) {
     faults += std::string(" ") + row.name + "=" +
@@ -105,8 +105,8 @@ TEST_P(ChaosTest, EveryWrEndsExactlyOnceAndInOrder) {
       static_cast<unsigned long long>(totals.duplicated),
       static_cast<unsigned long long>(totals.reordered),
       static_cast<unsigned long long>(totals.stuck), faults.c_str(), wall);
-  EXPECT_EQ(totals.posted, plan.wrs_per_qp * kChaosThreads *
-                               kChaosQpsPerThread);
+  EXPECT_EQ(totals.posted,
+            plan.wrs_per_qp * kChaosThreads * kChaosQpsPerThread);
   EXPECT_EQ(totals.lost, 0u);
   EXPECT_EQ(totals.duplicated, 0u);
   EXPECT_EQ(totals.reordered, 0u);

@@ -43,8 +43,8 @@ struct StopEngineFirst {
 // The shim's fork handlers, as libverbsemu.so registers them.
 void RegisterForkHandlers() {
   static std::once_flag once;
-  std::call_once(once,
-                 [] { pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild); });
+  std::call_once(
+      once, [] { pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild); });
 }
 
 // The child's end of a pipe to the parent: what the device saw, in order.

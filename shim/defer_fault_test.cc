@@ -234,7 +234,7 @@ TEST_F(DeferFaultTest, ABusyBatchLockIsRetriedNeverDropped) {
 TEST_F(DeferFaultTest, AnUnknownSendQueueDepthBoundsTheFifo) {
   FakeDevice d("fake0");
   StopEngineFirst stop;
-  ConfigureDefer(60e9);  // nothing falls due during the test
+  ConfigureDefer(60e9);      // nothing falls due during the test
   Res r = MakeQp(d, false);  // its caps are 0: not known
   Chain ch(1, 64);
   int rc = 0;

@@ -105,10 +105,10 @@ TEST(LauncherTest, TheSrunFormatRefusesAValueWithAComma) {
       << p.error;
   EXPECT_EQ(p.error.find('\n'), std::string::npos);
   // The other formats carry it whole.
-  EXPECT_TRUE(ParseLauncherArgs(
-                  {"env", "--format=mpirun", "--latency=normal(10us,2us)"},
-                  NoEnv)
-                  .ok());
+  EXPECT_TRUE(
+      ParseLauncherArgs(
+          {"env", "--format=mpirun", "--latency=normal(10us,2us)"}, NoEnv)
+          .ok());
 }
 
 // libfabric's EFA provider would write work requests into the device's

@@ -15,13 +15,13 @@
 #include "sweep/coverage.h"
 #include "sweep/engine.h"
 #include "sweep/internal/read_file.h"
+#include "sweep/internal/shim_build.h"
+#include "sweep/internal/write_file.h"
 #include "sweep/output.h"
 #include "sweep/plan.h"
 #include "sweep/plot.h"
 #include "sweep/preflight.h"
 #include "sweep/presets.h"
-#include "sweep/internal/shim_build.h"
-#include "sweep/internal/write_file.h"
 #include "sweep/runs_csv.h"
 #include "sweep/session.h"
 
@@ -95,14 +95,14 @@ bool RewriteCsv(const std::string& dir, const std::vector<RunRecord>& recs,
 
 int Interrupted(const SweepPlan& plan, size_t done) {
   const int sig = SweepInterrupts().signal.load();
-  std::fprintf(stderr,
-               "verbsemu sweep: %s after %zu of %zu runs; go on with: "
-               "verbsemu sweep --resume %s\n",
-               sig == SIGINT ? "interrupted"
-                             : ("stopped by SIG" + std::string(sigabbrev_np(sig)))
-                                   .c_str(),
-               done,
-               plan.order.size(), plan.out_dir.c_str());
+  std::fprintf(
+      stderr,
+      "verbsemu sweep: %s after %zu of %zu runs; go on with: "
+      "verbsemu sweep --resume %s\n",
+      sig == SIGINT
+          ? "interrupted"
+          : ("stopped by SIG" + std::string(sigabbrev_np(sig))).c_str(),
+      done, plan.order.size(), plan.out_dir.c_str());
   return 128 + sig;
 }
 
@@ -123,8 +123,8 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
     return Failed(why);
   }
   const PlotResult plot = plan.plot
-                             ? Plot(a, plan.metric, plan.out_dir, ctx.executor)
-                             : PlotResult{};
+                              ? Plot(a, plan.metric, plan.out_dir, ctx.executor)
+                              : PlotResult{};
   if (!plot.error.empty()) return Failed(plot.error);
   const std::vector<std::string>& pngs = plot.pngs;
   why = plot.note;
@@ -219,8 +219,9 @@ int StartNew(SweepPlan plan, const CliContext& ctx) {
   const std::optional<SweepPlan> kept = PlanFromJson(PlanToJson(plan), &why);
   if (!kept || kept->command != plan.command ||
       kept->pingpong != plan.pingpong) {
-    return Refuse("the command is not valid UTF-8, which plan.json cannot "
-                  "keep for --resume: run it through a script");
+    return Refuse(
+        "the command is not valid UTF-8, which plan.json cannot "
+        "keep for --resume: run it through a script");
   }
   std::error_code ec;
   fs::create_directories(plan.out_dir, ec);
@@ -235,8 +236,8 @@ int StartNew(SweepPlan plan, const CliContext& ctx) {
   plan.shim_path = shim.path;
   plan.shim_version = shim.version;
   plan.shim_digest = shim.digest;
-  if (!internal::WriteFileAtomic(plan.out_dir + "/plan.json",
-                                 PlanToJson(plan), &why)) {
+  if (!internal::WriteFileAtomic(plan.out_dir + "/plan.json", PlanToJson(plan),
+                                 &why)) {
     return Failed(why);
   }
   std::fprintf(stderr,
@@ -286,14 +287,16 @@ void RemoveTemps(const std::string& dir) {
 std::string ShimChanged(const SweepPlan& plan, const CliContext& ctx) {
   const internal::ShimBuild now = internal::IdentifyShim(ctx.lib_path);
   if (plan.shim_path.empty() && plan.shim_digest.empty()) {
-    return plan.out_dir + "/plan.json does not say which shim build ran the "
+    return plan.out_dir +
+           "/plan.json does not say which shim build ran the "
            "sweep (an older verbsemu wrote it): --force to go on anyway";
   }
   if (now.path == plan.shim_path && now.digest == plan.shim_digest) return "";
   return plan.out_dir + " was swept with the shim " + plan.shim_path +
          " (build " + plan.shim_version + ", digest " + plan.shim_digest +
          "); this is " + now.path + " (build " + now.version + ", digest " +
-         now.digest + "): a fit across both would mix two shims; --force "
+         now.digest +
+         "): a fit across both would mix two shims; --force "
          "to go on anyway";
 }
 
@@ -343,8 +346,8 @@ bool RetryFailed(const Loaded& l, const CliContext& ctx,
   SweepEngine engine(*l.plan, *l.grid, *l.metric, ctx.executor, Preload(ctx));
   for (RunRecord& r : *records) {
     if (r.metric || Stopped()) continue;
-    RunRecord again = engine.RunAgain(static_cast<size_t>(r.run),
-                                      SweepInterrupts());
+    RunRecord again =
+        engine.RunAgain(static_cast<size_t>(r.run), SweepInterrupts());
     if (Stopped()) break;  // interrupted mid-run: the old row stays
     r = std::move(again);
     if (!RewriteCsv(l.plan->out_dir, *records, why)) return false;
@@ -364,10 +367,9 @@ int Resume(const ParsedArgs& args, const CliContext& ctx) {
   std::vector<RunRecord>& records = *l.records;
   // Drops a row cut short by a kill.
   if (!RewriteCsv(dir, records, &why)) return Failed(why);
-  const bool retry =
-      args.retry_failed &&
-      std::any_of(records.begin(), records.end(),
-                  [](const RunRecord& r) { return !r.metric; });
+  const bool retry = args.retry_failed &&
+                     std::any_of(records.begin(), records.end(),
+                                 [](const RunRecord& r) { return !r.metric; });
   if (records.size() < l.plan->order.size() || retry) {
     why = args.force ? "" : ShimChanged(*l.plan, ctx);
     if (!why.empty()) return Refuse(why);

@@ -181,8 +181,7 @@ TEST_F(SweepCliTest, AnotherShimBuildIsRefusedWithoutForce) {
   fake_.tweak = nullptr;
   EXPECT_EQ(Sweep({"--resume", dir_.string()}), 2);
   EXPECT_TRUE(OneLine(stderr_)) << stderr_;
-  EXPECT_NE(stderr_.find("would mix two shims"), std::string::npos)
-      << stderr_;
+  EXPECT_NE(stderr_.find("would mix two shims"), std::string::npos) << stderr_;
   EXPECT_EQ(fake_.calls, 8);
   EXPECT_EQ(Sweep({"--resume", dir_.string(), "--force"}), 0) << stderr_;
   EXPECT_EQ(Runs(dir_ / "runs.csv").size(), 25u);
@@ -196,8 +195,7 @@ TEST_F(SweepCliTest, RetryFailedRunsTheFailedRunsAgain) {
   EXPECT_FALSE(runs[1].metric);
   EXPECT_FALSE(runs[2].metric);
   fake_.exit_code = nullptr;
-  EXPECT_EQ(Sweep({"--resume", dir_.string(), "--retry-failed"}), 0)
-      << stderr_;
+  EXPECT_EQ(Sweep({"--resume", dir_.string(), "--retry-failed"}), 0) << stderr_;
   runs = Runs(dir_ / "runs.csv");
   ASSERT_EQ(runs.size(), 25u);
   for (const RunRecord& r : runs) EXPECT_TRUE(r.valid) << RunsCsvRow(r);
@@ -271,8 +269,7 @@ TEST_F(FullDiskTest, AFullDiskStopsTheSweepWithTheRowsBeforeIntact) {
   if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "no tmpfs here: " << text;
   EXPECT_EQ(WEXITSTATUS(status), 1) << text;
   // The progress lines, then one line that says what happened.
-  const std::string last =
-      text.substr(text.rfind('\n', text.size() - 2) + 1);
+  const std::string last = text.substr(text.rfind('\n', text.size() - 2) + 1);
   EXPECT_TRUE(OneLine(last)) << text;
   EXPECT_TRUE(last.starts_with("verbsemu sweep: cannot append to")) << last;
   EXPECT_NE(last.find("runs.csv: No space left on device"), std::string::npos)

@@ -106,7 +106,8 @@ TEST_F(CrashResumeTest, KilledTwentyTimesItLosesAndRepeatsNothing) {
                 : New(dir_);
     // A moment within the next few runs: before, during or after a run,
     // in the middle of writing a row; once all ran, in writing the outputs.
-    const size_t rows = recorded + std::uniform_int_distribution<size_t>(0, 3)(rng);
+    const size_t rows =
+        recorded + std::uniform_int_distribution<size_t>(0, 3)(rng);
     const auto jitter = std::chrono::microseconds(
         std::uniform_int_distribution<long>(0, took.count() / 40)(rng));
     if (!RunChild(args, rows, jitter)) {
@@ -124,14 +125,15 @@ TEST_F(CrashResumeTest, KilledTwentyTimesItLosesAndRepeatsNothing) {
     recorded = runs->size();
   }
   // Kills that found the sweep still running, and midway: the test tested.
-  std::printf("%d of 20 kills landed, %d midway; %zu of 40 runs recorded; "
-              "a whole sweep takes %ld us\n",
-              killed, killed_with_runs_to_go, recorded,
-              static_cast<long>(took.count()));
+  std::printf(
+      "%d of 20 kills landed, %d midway; %zu of 40 runs recorded; "
+      "a whole sweep takes %ld us\n",
+      killed, killed_with_runs_to_go, recorded,
+      static_cast<long>(took.count()));
   EXPECT_GT(killed_with_runs_to_go, 0);
   ASSERT_TRUE(fs::exists(dir_ / "plan.json"));
-  ASSERT_TRUE(RunChild({"--resume", dir_.string()}, 1000,
-                       std::chrono::seconds(30)));
+  ASSERT_TRUE(
+      RunChild({"--resume", dir_.string()}, 1000, std::chrono::seconds(30)));
   EXPECT_EQ(Lines(Slurp(dir_ / "runs.csv")), Lines(expected));
 }
 

@@ -143,9 +143,9 @@ RunRecord SweepEngine::RunAgain(size_t index, const Interrupts& stop) {
   return r;
 }
 
-bool SweepEngine::Run(std::vector<RunRecord>* records,
-                      const Interrupts& stop, const Progress& progress,
-                      std::string* why, const internal::FileOps& ops) {
+bool SweepEngine::Run(std::vector<RunRecord>* records, const Interrupts& stop,
+                      const Progress& progress, std::string* why,
+                      const internal::FileOps& ops) {
   const std::string csv = plan_.out_dir + "/runs.csv";
   std::error_code ec;
   fs::create_directories(plan_.out_dir + "/logs", ec);

@@ -1,9 +1,8 @@
 #include "sweep/executor.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -62,10 +61,10 @@ bool Gone(const std::string& path) {
 TEST(ProcessExecutorTest, ATimeoutEndsTheCommandAndWhatItStarted) {
   ProcessExecutor ex;
   const std::string pid = Log("timeout-pid");
-  RunRequest req{{"/bin/sh", "-c",
-                  "sleep 30 & echo $! >\"$0\"; echo started; wait", pid},
-                 {},
-                 Log("timeout")};
+  RunRequest req{
+      {"/bin/sh", "-c", "sleep 30 & echo $! >\"$0\"; echo started; wait", pid},
+      {},
+      Log("timeout")};
   req.timeout_s = 0.3;
   const RunOutcome r = ex.Run(req);
   EXPECT_TRUE(r.timed_out);
@@ -120,24 +119,24 @@ TEST(ProcessExecutorTest, SigtermAndSighupArePassedOnAsThemselves) {
 // An application that ignores Ctrl-C (an MPI launcher waiting on its
 // ranks) is sent SIGTERM after the grace period.
 TEST(ProcessExecutorTest, ARunThatIgnoresCtrlCGetsSigtermAfterTheGrace) {
-  const RunOutcome r = Interrupt(
-      "trap '' INT; touch \"$0\"; while :; do sleep 0.05; done", SIGINT, 1,
-      0.2);
+  const RunOutcome r =
+      Interrupt("trap '' INT; touch \"$0\"; while :; do sleep 0.05; done",
+                SIGINT, 1, 0.2);
   EXPECT_EQ(r.Describe(), "killed by SIGTERM");
 }
 
 TEST(ProcessExecutorTest, ARunThatIgnoresSigtermTooGetsSigkill) {
-  const RunOutcome r = Interrupt(
-      "trap '' INT TERM; touch \"$0\"; while :; do sleep 0.05; done",
-      SIGINT, 1, 0.2);
+  const RunOutcome r =
+      Interrupt("trap '' INT TERM; touch \"$0\"; while :; do sleep 0.05; done",
+                SIGINT, 1, 0.2);
   EXPECT_EQ(r.Describe(), "killed by SIGKILL");
 }
 
 TEST(ProcessExecutorTest, ASecondCtrlCKillsAtOnce) {
   // A grace of a minute: only the second Ctrl-C can end it in time.
-  const RunOutcome r = Interrupt(
-      "trap '' INT TERM; touch \"$0\"; while :; do sleep 0.05; done",
-      SIGINT, 2, 60);
+  const RunOutcome r =
+      Interrupt("trap '' INT TERM; touch \"$0\"; while :; do sleep 0.05; done",
+                SIGINT, 2, 60);
   EXPECT_EQ(r.Describe(), "killed by SIGKILL");
   EXPECT_LT(r.wall_s, 30);
 }

@@ -126,7 +126,8 @@ std::string SweepUsage() {
          "  --retry-failed     (with --resume) run the failed runs again\n"
          "  --force            (with --resume) go on with a shim build other\n"
          "                     than the one the sweep started with\n"
-         "Ctrl-C, SIGTERM or SIGHUP stop the sweep: the run under way gets the\n"
+         "Ctrl-C, SIGTERM or SIGHUP stop the sweep: the run under way gets "
+         "the\n"
          "signal, SIGTERM 5 s later, SIGKILL 5 s after that (a second signal:\n"
          "SIGKILL at once); what ran is kept for --resume.\n";
 }

@@ -4,9 +4,8 @@
 #include <cstdio>
 #include <utility>
 
-#include "sweep/internal/write_file.h"
-
 #include "sweep/internal/format.h"
+#include "sweep/internal/write_file.h"
 
 namespace verbsemu::sweep {
 namespace {

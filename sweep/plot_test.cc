@@ -55,7 +55,8 @@ TEST(PlotTest, LabelsTheQuantityAndShadesTheTolerance) {
   t.value = 1;
   t.ci = {0.8, INFINITY};
   a.latency_tolerance = {t};
-  const std::string script = MakePlotFiles(a, "regex:Loop time of ([0-9.]+)").script;
+  const std::string script =
+      MakePlotFiles(a, "regex:Loop time of ([0-9.]+)").script;
   EXPECT_NE(script.find("set ylabel \"Loop time (s) (median, 95% CI)\""),
             std::string::npos)
       << script;

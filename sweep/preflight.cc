@@ -75,9 +75,8 @@ std::string CheckCommand(const SweepPlan& plan, Executor* executor) {
   return problem;
 }
 
-std::string CheckDevices(
-    const std::function<const char*(const char*)>& getenv,
-    const std::string& sysfs) {
+std::string CheckDevices(const std::function<const char*(const char*)>& getenv,
+                         const std::string& sysfs) {
   const shim::SettingsResult s = shim::SettingsFromEnv(getenv);
   if (!s.ok()) return s.error;
   if (s.settings.devices.empty()) return "";
@@ -94,9 +93,8 @@ std::string CheckDevices(
          "): no run would be emulated";
 }
 
-std::string Pilot(const SweepPlan& plan, const Grid& grid,
-                  const Metric& metric, Executor* executor,
-                  const std::string& preload) {
+std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
+                  Executor* executor, const std::string& preload) {
   SweepPlan pilot = plan;
   pilot.pingpong.clear();
   pilot.order = {{0, 0, false}};
@@ -125,9 +123,9 @@ std::string Pilot(const SweepPlan& plan, const Grid& grid,
     const char* devices = getenv("VERBSEMU_DEVICES");
     return "no process of the pilot run opened an RDMA device under the "
            "shim, so the settings would change nothing (" +
-           (devices ? "check VERBSEMU_DEVICES=" + shim::Printable(devices) +
-                          ", or "
-                    : std::string("")) +
+           (devices
+                ? "check VERBSEMU_DEVICES=" + shim::Printable(devices) + ", or "
+                : std::string("")) +
            "see " + log + "; --allow-unemulated to sweep anyway)";
   }
   return "";

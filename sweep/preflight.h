@@ -29,9 +29,8 @@ std::string CheckDevices(const std::function<const char*(const char*)>& getenv,
 // The baseline once, in DIR/pilot, not recorded: it must give a metric,
 // be emulated, and (unless plan.allow_unemulated) have written a shim
 // report.
-std::string Pilot(const SweepPlan& plan, const Grid& grid,
-                  const Metric& metric, Executor* executor,
-                  const std::string& preload);
+std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
+                  Executor* executor, const std::string& preload);
 
 }  // namespace verbsemu::sweep
 

@@ -57,7 +57,8 @@ constexpr std::array kPresets = {
     // HPCG's report (ReportResults.cpp: "Final Summary::...=" in 3.x's
     // .txt, ": " in the YAML of 2.x); print it from the command.
     Preset{"hpcg", "xhpcg",
-           R"(HPCG result is VALID with a GFLOP/s rating of[=:]\s*()" NUM R"())",
+           R"(HPCG result is VALID with a GFLOP/s rating of[=:]\s*()" NUM
+           R"())",
            Arg::kNone, "GFLOP/s rating", "GFLOP/s", Better::kHigher},
     Preset{"wall", "any command", "", Arg::kNone, "wall time", "s",
            Better::kLower},

@@ -112,9 +112,10 @@ TEST(PresetsTest, APresetThatMatchesNothingSaysSoInOneLine) {
   EXPECT_TRUE(why.starts_with("preset:osu_latency:8192 found no line")) << why;
   EXPECT_EQ(why.find('\n'), std::string::npos);
   // HPCG 2.x's YAML report, and an INVALID verdict, which is no rating.
-  EXPECT_EQ(Metric::Parse("preset:hpcg", "", &why)->FromOutput(
-                "  HPCG result is VALID with a GFLOP/s rating of: 1.25\n", 0,
-                &why),
+  EXPECT_EQ(Metric::Parse("preset:hpcg", "", &why)
+                ->FromOutput(
+                    "  HPCG result is VALID with a GFLOP/s rating of: 1.25\n",
+                    0, &why),
             1.25);
   EXPECT_FALSE(
       Metric::Parse("preset:hpcg", "", &why)

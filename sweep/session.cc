@@ -59,8 +59,8 @@ bool DirLock::Take(const std::string& dir, std::string* why) {
   }
   if (flock(fd_, LOCK_EX | LOCK_NB) == 0) return true;
   *why = errno == EWOULDBLOCK
-             ? "another sweep is running in " + dir +
-                   " (it holds " + path + "); wait for it to end"
+             ? "another sweep is running in " + dir + " (it holds " + path +
+                   "); wait for it to end"
              : "cannot lock " + path + ": " + std::strerror(errno);
   close(fd_);
   fd_ = -1;

@@ -39,8 +39,9 @@ void FlushAllDeferred() {
   std::unique_lock<std::mutex> lock(e.mu, std::defer_lock);
   if (!TryFor(lock, until)) {
     e.defer.exit_skipped_qps.Add(1);
-    Warn("defer: at exit the shim's registry stayed locked (a thread was "
-         "interrupted inside it): held posts were not handed over");
+    Warn(
+        "defer: at exit the shim's registry stayed locked (a thread was "
+        "interrupted inside it): held posts were not handed over");
     return;
   }
   size_t skipped = 0;

@@ -76,7 +76,7 @@ class DeferProgress {
   bool running_ = false, stop_ = false;  // under mu_
   bool exited_ = false;                  // under mu_: Run returned
   std::atomic<bool> app_blocks_{false};
-  std::vector<DeferList*> cqs_;          // under mu_
+  std::vector<DeferList*> cqs_;  // under mu_
   std::thread thread_;
   uint64_t late_ticks_ = 0;      // the thread's own: how late its sleeps woke
   bool woke_for_posts_ = false;  // the thread's own: its wait aimed at a post

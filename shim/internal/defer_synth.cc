@@ -31,8 +31,9 @@ int SyntheticCompletions::Take(const ibv_cq* cq, int n, ibv_wc* wc) {
 
 size_t SyntheticCompletions::PendingFor(const ibv_cq* cq) {
   std::lock_guard<std::mutex> lock(mu_);
-  return static_cast<size_t>(std::count_if(
-      queue_.begin(), queue_.end(), [cq](const Entry& e) { return e.cq == cq; }));
+  return static_cast<size_t>(
+      std::count_if(queue_.begin(), queue_.end(),
+                    [cq](const Entry& e) { return e.cq == cq; }));
 }
 
 void SyntheticCompletions::Forget(const ibv_cq* cq) {

@@ -43,8 +43,9 @@ bool FakeFaults::Roll(FakeFault f) {
   const auto i = static_cast<size_t>(f);
   const uint64_t t = threshold_[i].load(std::memory_order_relaxed);
   if (t == 0) return false;
-  const uint64_t x = SplitMix64(seed_.load(std::memory_order_relaxed) ^
-                                SplitMix64(draws_.fetch_add(1) * kFaultCount + i));
+  const uint64_t x =
+      SplitMix64(seed_.load(std::memory_order_relaxed) ^
+                 SplitMix64(draws_.fetch_add(1) * kFaultCount + i));
   if (x >= t && t != ~uint64_t{0}) return false;
   injected_[i].fetch_add(1);
   return true;

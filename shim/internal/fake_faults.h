@@ -22,19 +22,19 @@
 namespace verbsemu::shim::internal {
 
 // X(enumerator, name, what it does)
-#define VERBSEMU_FAKE_FAULTS(X)                                               \
-  X(kPostEnomem, "post_enomem",                                               \
-    "ibv_post_send refuses the WR with ENOMEM, as a full send queue does")    \
-  X(kPostEagain, "post_eagain", "ibv_post_send refuses the WR with EAGAIN")   \
-  X(kPostEinval, "post_einval",                                               \
-    "ibv_post_send refuses the WR with EINVAL, as a WR the provider cannot "  \
-    "take")                                                                   \
-  X(kWcError, "wc_error",                                                     \
-    "the WR completes with IBV_WC_REM_ACCESS_ERR and its QP moves to ERR: "   \
-    "later WRs complete with IBV_WC_WR_FLUSH_ERR")                            \
-  X(kAsyncErr, "async_err",                                                   \
-    "the QP moves to ERR before the WR, as on a broken link: it and later "   \
-    "WRs complete with IBV_WC_WR_FLUSH_ERR")                                  \
+#define VERBSEMU_FAKE_FAULTS(X)                                              \
+  X(kPostEnomem, "post_enomem",                                              \
+    "ibv_post_send refuses the WR with ENOMEM, as a full send queue does")   \
+  X(kPostEagain, "post_eagain", "ibv_post_send refuses the WR with EAGAIN")  \
+  X(kPostEinval, "post_einval",                                              \
+    "ibv_post_send refuses the WR with EINVAL, as a WR the provider cannot " \
+    "take")                                                                  \
+  X(kWcError, "wc_error",                                                    \
+    "the WR completes with IBV_WC_REM_ACCESS_ERR and its QP moves to ERR: "  \
+    "later WRs complete with IBV_WC_WR_FLUSH_ERR")                           \
+  X(kAsyncErr, "async_err",                                                  \
+    "the QP moves to ERR before the WR, as on a broken link: it and later "  \
+    "WRs complete with IBV_WC_WR_FLUSH_ERR")                                 \
   X(kSlowPoll, "slow_poll", "ibv_poll_cq spins 20 us before it looks")
 
 enum class FakeFault : uint8_t {

@@ -16,10 +16,9 @@ std::string ReadFileTail(const std::string& path, size_t max) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "";
   const std::streamoff size = in.tellg();
-  const std::streamoff skip =
-      size > static_cast<std::streamoff>(max)
-          ? size - static_cast<std::streamoff>(max)
-          : 0;
+  const std::streamoff skip = size > static_cast<std::streamoff>(max)
+                                  ? size - static_cast<std::streamoff>(max)
+                                  : 0;
   in.seekg(skip);
   return std::string(std::istreambuf_iterator<char>(in),
                      std::istreambuf_iterator<char>());

@@ -40,15 +40,16 @@ std::string DirOf(const std::string& path) {
 // ".NAME.tmp-XXXXXX" in NAME's directory, created exclusively.
 int CreateTemp(const FileOps& ops, const std::string& path, std::string* tmp) {
   const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string dir =
+      slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string name = path.substr(dir.size());
   std::random_device rd;
   for (int attempt = 0; attempt < 16; ++attempt) {
     char suffix[16];
     std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffff);
     *tmp = dir + "." + name + std::string(kTempMark) + suffix;
-    const int fd = ops.open(tmp->c_str(),
-                            O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    const int fd =
+        ops.open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   return -1;
@@ -121,8 +122,8 @@ Appender::~Appender() {
 
 bool Appender::Open(const std::string& path, std::string* why) {
   path_ = path;
-  fd_ = ops_.open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-                  0644);
+  fd_ =
+      ops_.open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     *why = Error("open", path);
     return false;
