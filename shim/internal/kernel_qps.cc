@@ -63,7 +63,9 @@ DumpChunk ForEachMessage(
       int err = 0;
       if (payload.size() >= sizeof err)
         std::memcpy(&err, payload.data(), sizeof err);
-      c.error = err < 0 ? -err : err;
+      // The kernel sends a negative errno; anything outside errno's range
+      // (INT_MIN cannot even be negated) is reported as a protocol error.
+      c.error = err == 0 ? 0 : (err < 0 && err > -4096 ? -err : EPROTO);
       c.done = true;  // an acknowledgement (0) ends a request too
     } else if (!fn(payload)) {
       c.malformed = true;

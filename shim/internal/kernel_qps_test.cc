@@ -6,6 +6,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -100,6 +101,19 @@ TEST(KernelQpsTest, TheDumpEndsWithDoneAndAnErrorIsItsErrno) {
   const DumpChunk c = ParseQpDump(b, &qps);
   EXPECT_TRUE(c.done);
   EXPECT_EQ(c.error, EPERM);
+}
+
+TEST(KernelQpsTest, AnErrnoOutOfRangeIsAProtocolError) {
+  for (const int bad : {INT_MIN, -4096, 5}) {
+    Msg err(NLMSG_ERROR);
+    err.U32(0, 0);
+    std::vector<uint8_t> b = err.Bytes();
+    std::memcpy(b.data() + NLMSG_HDRLEN, &bad, sizeof bad);
+    std::vector<KernelQp> qps;
+    const DumpChunk c = ParseQpDump(b, &qps);
+    EXPECT_TRUE(c.done) << bad;
+    EXPECT_EQ(c.error, EPROTO) << bad;
+  }
 }
 
 TEST(KernelQpsTest, SeveralMessagesInOneReceive) {
