@@ -7,6 +7,10 @@
 #   soft-roce/vm -- bats verbsbench/vm_tests.bats  # one
 # The engine's device tests are a GoogleTest binary of their own
 # (//verbsbench:engine_test, tagged requires-rxe), run by tests/vm/run.
+# Cases tagged topology-independent check the benchmark's protocol, figures
+# and error lines, which one device or two do not change: tests/vm/run runs
+# them in the pair boot only (tests/vm/guest-run). The single boot keeps one
+# case per connection path and the shim's pacer case.
 
 load ../tests/vm/common
 # shellcheck source=shim/vm_lib.sh
@@ -117,15 +121,21 @@ lat_case() { # CM OP INLINE SIZES N_SIZES ITERS [EXTRA...]
 
 # N_SIZES counts table rows: sizes x inline modes.
 @test "lat send sweep 1:4K rdma_cm" { lat_case auto send off 1:4K 13 200; }
+# bats test_tags=topology-independent
 @test "lat send inline OOB tcp" { lat_case tcp send on 64 1 300; }
+# bats test_tags=topology-independent
 @test "lat write (poll last byte) rdma_cm" { lat_case rdmacm write both 8:16 4 200; }
+# bats test_tags=topology-independent
 @test "lat write OOB tcp" { lat_case tcp write off 1:1K 11 200; }
+# bats test_tags=topology-independent
 @test "lat read" { lat_case auto read off 4:64 5 200; }
 # Large messages above the 1024 B MTU (rxe-dev#76 broke ib_write_lat there).
+# bats test_tags=topology-independent
 @test "lat write 64K (above MTU)" { lat_case auto write off 64K 1 50; }
 
 # Duration run: percentiles from the streaming histogram, iterations chosen
 # from the duration.
+# bats test_tags=topology-independent
 @test "lat -D 1" {
   local tag=lat_duration iters
   vb_run "$tag" 1 lat -D 1 -s 8 -- -q || flunk_run "$tag" "run failed"
@@ -137,6 +147,7 @@ lat_case() { # CM OP INLINE SIZES N_SIZES ITERS [EXTRA...]
 }
 
 # Raw samples: one line per sample (plus header).
+# bats test_tags=topology-independent
 @test "lat --raw" {
   local tag=lat_raw lines
   vb_run "$tag" 1 lat -n 150 -w 10 -s 32 --raw "$VM_LOGDIR/$tag.raw" -- -q || flunk_run "$tag" "run failed"
@@ -163,13 +174,18 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
   echo "$(printf '%.1f' "$bw") MiB/s, $(printf '%.4f' "$rate") Mpps"
 }
 
+# bats test_tags=topology-independent
 @test "bw send 64K" { bw_case auto send 64K 500; }
+# bats test_tags=topology-independent
 @test "bw write 4K window 32 post-list 8 (OOB tcp)" { bw_case tcp write 4K 2000 -t 32 -l 8; }
+# bats test_tags=topology-independent
 @test "bw read 16K" { bw_case auto read 16K 500; }
 @test "bw send 1K bidirectional" { bw_case auto send 1K 2000 -b; }
+# bats test_tags=topology-independent
 @test "bw write 8 inline" { bw_case auto write 8 3000 --inline on; }
 
 # ---- lop -------------------------------------------------------------------
+# bats test_tags=topology-independent
 @test "lop -P 3" {
   local tag=lop3 missing="" name points list_points kind list
   vb_run "$tag" 3 lop -P 3 --yield -n 100 -w 10 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
@@ -198,6 +214,7 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
 
 # The list round's UD messages carry one MTU at most: a larger send is
 # refused with one line (8K is above every MTU).
+# bats test_tags=topology-independent
 @test "lop send above the MTU: one line, exit 1" {
   local tag=lop_mtu line
   ! vb_run "$tag" 1 lop -s 8K --op send -n 10 -q -- -q || flunk_run "$tag" "an 8K lop send ran"
@@ -207,6 +224,7 @@ bw_case() { # CM OP SIZE ITERS [EXTRA...]
   cat "$VM_LOGDIR/$tag.root.err"
 }
 
+# bats test_tags=topology-independent
 @test "lop -P 2 write over OOB tcp" {
   local tag=lop_tcp n
   vb_run "$tag" 2 lop -P 2 --yield --cm tcp "${ROOT_DEV[@]}" --op write --inline off -n 50 -w 5 -D 0 \
@@ -239,6 +257,7 @@ loggp_point_check() {
 # (one MTU: above it rxe's multi-packet sends stall for guest timer ticks
 # under TCG, docs/verbsbench.md). Both sides yield between polls: rxe's
 # packet processing needs the guest's CPUs too.
+# bats test_tags=topology-independent
 @test "loggp 8:1K: three PRTTs and o_r per size" {
   local tag=loggp i rows why bad=""
   vb_run "$tag" 1 loggp --wait yield -s 8:1K --loggp-n 8 -n 60 -w 6 --csv "$VM_LOGDIR/$tag.csv" -- -q ||
@@ -348,6 +367,7 @@ compare_rc() {
 # verdicts are not both as expected, each retry named in the output: a host
 # whose load changes between runs moves medians by more than 1.5x (the test
 # bed's state); a compare or a shim that is wrong fails every triple.
+# bats test_tags=topology-independent
 @test "compare: two native lat runs pass --max-median-ratio 1.5, a +50us shim run fails 1.1" {
   [ -x "$VERBSEMU" ] || flunk "no shim launcher $VERBSEMU: bazel build //shim:verbsemu //shim:libverbsemu.so"
   local shim=("$VERBSEMU" run --latency 50us --report "$VM_LOGDIR/shim.report" --) rc=0 run try n s
@@ -416,6 +436,7 @@ check_ranks() {
     "$(jget "$tag" "/ranks/$r/device/name")"; done); verbsbench $version, kernel $kernel, rdma-core $rdma_core"
 }
 
+# bats test_tags=topology-independent
 @test "lat over TCP: the JSON names both ranks' hosts and devices, and its provenance" {
   local tag=ranks_tcp
   vb_run "$tag" 1 lat --cm tcp "${ROOT_DEV[@]}" -n 100 -s 8 -- --cm tcp "${PEER_DEV[@]}" -q ||
@@ -429,6 +450,7 @@ check_ranks() {
 # ranks 1, 2 its peers, the QPs exchanged over MPI with no port given. Open
 # MPI's MPMD form (A : B) puts the root on the server's device and the peers
 # on the client's (rxe0 and rxe1 in the pair topology).
+# bats test_tags=topology-independent
 @test "lop under mpirun -np 3: no ports, peers in rank order, every rank's host and device recorded" {
   local root=${VERBSEMU_VM_HOST_ROOT:-} tag=lop_mpi points
   [ -n "$root" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
@@ -493,10 +515,15 @@ err_case() { # EXPECTED_REGEX ARGS...
   fi
   echo "exit $rc, '$out'"
 }
+# bats test_tags=topology-independent
 @test "unknown mode" { err_case "unknown mode" pong; }
+# bats test_tags=topology-independent
 @test "bad size" { err_case "bad size" lat -s 12Q; }
+# bats test_tags=topology-independent
 @test "loggp write" { err_case "loggp measures send/recv only" loggp --op write; }
+# bats test_tags=topology-independent
 @test "peer not reachable" { err_case "not reachable" lat 127.0.0.1 --port 1 --timeout 1; }
+# bats test_tags=topology-independent
 @test "rdma_cm forced with bad bind" {
   local port
   port=$(new_port)
