@@ -138,6 +138,11 @@ void Apply(const Text& t, CommandLine& cl) {
   o.rte = ParseChoice<Rte>(t.rte, "bad --rte");
   o.wait = t.yield ? Wait::kYield : ParseChoice<Wait>(t.wait, "bad --wait");
   if (!cl.outputs.raw.empty() && o.raw_limit == 0) o.raw_limit = 100000;
+  if (o.raw_limit > kMaxRawSamples) {
+    throw std::invalid_argument("--raw-max " + std::to_string(o.raw_limit) +
+                                " is above " + std::to_string(kMaxRawSamples) +
+                                ": a peer's samples travel in one message");
+  }
   if (!(o.timeout_s > 0)) throw std::invalid_argument("--timeout must be > 0");
   if (o.duration_s < 0) throw std::invalid_argument("--duration must be >= 0");
 }

@@ -17,6 +17,11 @@
 
 namespace verbsbench {
 
+// --raw-max's bound: a peer's result, raw samples and all, is one control
+// message of at most 256 MiB (internal/line_buffer.h), about 25 bytes a
+// sample.
+inline constexpr uint64_t kMaxRawSamples = 8'000'000;
+
 enum class Mode { kLat, kBw, kLop, kLoggp };
 enum class Cm { kAuto, kRdmacm, kTcp };  // connection setup
 // How to wait: spin (default), yield (sched_yield() between polls) or event
@@ -112,7 +117,7 @@ struct Options {
   uint64_t warmup = 100;
   double duration_s = 0;   // > 0: run each point for about this long
   uint64_t cycle = 1000;   // samples per cycle (per-cycle minimums)
-  uint64_t raw_limit = 0;  // raw samples kept per result
+  uint64_t raw_limit = 0;  // raw samples kept per result, <= kMaxRawSamples
   // Peaks closer than this (relative) are reported as one mode.
   double mode_resolution = kDefaultModeResolution;
 

@@ -166,6 +166,9 @@ TEST(ParseCommandLine, RawImpliesSampleLimit) {
   EXPECT_EQ(Parse({"lat", "--raw", "r.txt"}).options.raw_limit, 100000u);
   EXPECT_EQ(
       Parse({"lat", "--raw", "r.txt", "--raw-max", "7"}).options.raw_limit, 7u);
+  EXPECT_EQ(Parse({"lat", "--raw-max", "8000000"}).options.raw_limit,
+            kMaxRawSamples);
+  EXPECT_THROW(Parse({"lat", "--raw-max", "8000001"}), std::invalid_argument);
 }
 
 TEST(ParseCommandLine, ModeResolution) {

@@ -158,11 +158,8 @@ void Control::Send(const nlohmann::json& message) {
 
 nlohmann::json Control::Recv(double timeout_s) {
   for (;;) {
-    const size_t nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
-      const std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      return nlohmann::json::parse(line);
+    if (std::optional<std::string> line = lines_.Next()) {
+      return nlohmann::json::parse(*line);
     }
     if (!WaitReadable(fd_.get(), timeout_s)) {
       throw std::runtime_error("timed out waiting for " + remote_);
@@ -175,7 +172,7 @@ nlohmann::json Control::Recv(double timeout_s) {
                                Errno());
     if (n == 0)
       throw std::runtime_error(remote_ + " closed the control connection");
-    buffer_.append(chunk, static_cast<size_t>(n));
+    lines_.Append(std::string_view(chunk, static_cast<size_t>(n)), remote_);
   }
 }
 

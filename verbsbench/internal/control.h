@@ -9,6 +9,7 @@
 #include <string>
 
 #include "verbsbench/internal/channel.h"
+#include "verbsbench/internal/line_buffer.h"
 #include "verbsbench/internal/verbs.h"
 
 namespace verbsbench::internal {
@@ -27,16 +28,14 @@ class Control : public Channel {
   nlohmann::json Recv(double timeout_s = -1) override;
   const std::string& remote() const override { return remote_; }
   int fd() const override { return fd_.get(); }
-  bool has_buffered_message() const override {
-    return buffer_.find('\n') != std::string::npos;
-  }
+  bool has_buffered_message() const override { return lines_.HasLine(); }
 
  private:
   Control(Fd fd, std::string remote)
       : fd_(std::move(fd)), remote_(std::move(remote)) {}
   Fd fd_;
   std::string remote_;
-  std::string buffer_;
+  LineBuffer lines_;
 };
 
 }  // namespace verbsbench::internal
