@@ -3,15 +3,28 @@
 #include <algorithm>
 
 namespace verbsemu::emulate {
+namespace {
+
+// Fixed-point values stay below 2^62, so sums of a few never wrap: a
+// schedule further out than that is far beyond anything a link books.
+constexpr uint64_t kFxMax = uint64_t{1} << 62;
+// Ticks since the epoch are re-based before they reach 2^60 in fixed point.
+constexpr double kRelFxMax = static_cast<double>(uint64_t{1} << 60);
+
+uint64_t Fx(double v) {
+  return v >= static_cast<double>(kFxMax) ? kFxMax : static_cast<uint64_t>(v);
+}
+
+}  // namespace
 
 Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
              uint64_t epoch, uint64_t burst_ticks)
     : target_(target_bytes_per_tick),
       real_(real_bytes_per_tick > target_bytes_per_tick ? real_bytes_per_tick
                                                         : 0),
-      epoch_(epoch),
-      burst_fx_(
-          static_cast<uint64_t>(static_cast<double>(burst_ticks) * kOwnFrac)) {}
+      burst_fx_(Fx(static_cast<double>(burst_ticks) * kOwnFrac)) {
+  own_.epoch.store(epoch, std::memory_order_relaxed);
+}
 
 Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
              uint64_t burst_ticks, PacerState& shared, uint64_t now,
@@ -21,37 +34,44 @@ Pacer::Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
   // The first pacer on the link sets its epoch; the others take it.
   uint64_t unset = 0;
   shared.epoch.compare_exchange_strong(unset, now, std::memory_order_relaxed);
-  epoch_ = shared.epoch.load(std::memory_order_relaxed);
   resets_ = resets;
-  if (max_ahead_ticks != 0 && epoch_ > now && epoch_ - now > max_ahead_ticks) {
-    // The TSC went backwards since the link's first use: re-based at now,
-    // its schedule (in the old time base) dropped.
-    if (shared.epoch.compare_exchange_strong(epoch_, now,
-                                             std::memory_order_relaxed)) {
-      shared.free_at.store(0, std::memory_order_relaxed);
-      epoch_ = now;
-      NoteReset();
-    }
-  }
+  max_ahead_ticks_ = max_ahead_ticks;
   frac_ = kSharedFrac;
-  burst_fx_ =
-      static_cast<uint64_t>(static_cast<double>(burst_ticks) * kSharedFrac);
-  max_ahead_fx_ =
-      static_cast<uint64_t>(static_cast<double>(max_ahead_ticks) * kSharedFrac);
+  burst_fx_ = Fx(static_cast<double>(burst_ticks) * kSharedFrac);
+  max_ahead_fx_ = Fx(static_cast<double>(max_ahead_ticks) * kSharedFrac);
   state_ = &shared;
+  Epoch(now);
+}
+
+uint64_t Pacer::Epoch(uint64_t now) {
+  uint64_t epoch = state_->epoch.load(std::memory_order_relaxed);
+  // The TSC went backwards since the link's first use (a reboot under a
+  // kept VERBSEMU_SHM_DIR file, a migrated VM), or the link is so old that
+  // its times leave the fixed point: re-based at now, its schedule (in the
+  // old time base) dropped. Another pacer may have done it first.
+  const bool backwards =
+      max_ahead_ticks_ != 0 && epoch > now && epoch - now > max_ahead_ticks_;
+  const bool too_old =
+      now > epoch && static_cast<double>(now - epoch) * frac_ >= kRelFxMax;
+  if (!backwards && !too_old) return epoch;
+  if (state_->epoch.compare_exchange_strong(epoch, now,
+                                            std::memory_order_relaxed)) {
+    state_->free_at.store(0, std::memory_order_relaxed);
+    NoteReset();
+    return now;
+  }
+  return epoch;  // re-based by another pacer
 }
 
 uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   if (!enabled()) return now;
-  const uint64_t rel_now = (now > epoch_ ? now - epoch_ : 0);
-  const auto now_fx =
-      static_cast<uint64_t>(static_cast<double>(rel_now) * frac_);
-  const auto cost_fx =
-      static_cast<uint64_t>(static_cast<double>(bytes) / target_ * frac_ + 0.5);
-  const auto real_fx =
-      real_ > 0
-          ? static_cast<uint64_t>(static_cast<double>(bytes) / real_ * frac_)
-          : 0;
+  const uint64_t epoch = Epoch(now);
+  const uint64_t rel_now = (now > epoch ? now - epoch : 0);
+  const uint64_t now_fx = Fx(static_cast<double>(rel_now) * frac_);
+  const uint64_t cost_fx =
+      Fx(static_cast<double>(bytes) / target_ * frac_ + 0.5);
+  const uint64_t real_fx =
+      real_ > 0 ? Fx(static_cast<double>(bytes) / real_ * frac_) : 0;
   std::atomic<uint64_t>& link = state_->free_at;
   uint64_t free_at = link.load(std::memory_order_relaxed);
   uint64_t finish;
@@ -71,7 +91,8 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
     // device's packet processing, gets that link time back).
     const uint64_t slack = std::max(burst_fx_, 2 * cost_fx);
     const uint64_t earliest = now_fx > slack ? now_fx - slack : 0;
-    finish = std::max(free_at, earliest) + cost_fx;
+    finish = std::min(kFxMax,
+                      std::min(kFxMax, std::max(free_at, earliest)) + cost_fx);
     if (link.compare_exchange_weak(free_at, finish,
                                    std::memory_order_relaxed)) {
       break;
@@ -79,7 +100,7 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
   }
   const uint64_t release_fx = finish > real_fx ? finish - real_fx : 0;
   const uint64_t release =
-      epoch_ + static_cast<uint64_t>(static_cast<double>(release_fx) / frac_);
+      epoch + static_cast<uint64_t>(static_cast<double>(release_fx) / frac_);
   return std::max(release, now);
 }
 

@@ -37,14 +37,17 @@ class Pacer {
   // A link whose schedule is `shared`, which other pacers, in this process
   // or others, reserve on too. Its times are TSC ticks (every core of a node
   // reads one TSC) since the link's first use (`now` of the first pacer made
-  // on it), in 1/64 tick: good for 2^58 ticks (3.8 years at 2.4 GHz).
+  // on it), in 1/64 tick. A link 2^54 ticks old (87 days at 2.4 GHz) is
+  // re-based at the next reservation, its schedule dropped (a pacer's own
+  // link: at 2^48 ticks, 1.4 days).
   //
   // Values read from shared memory are bounded (another process's bug, a
   // stale file, a hostile user's writes must not stall this one): with
   // `max_ahead_ticks` (0: unbounded), a schedule booked further ahead of
   // now than that is reset to now, and an epoch that far after now (the
   // TSC went backwards: a reboot under a kept VERBSEMU_SHM_DIR file, a
-  // migrated VM) re-bases the link at now; each counts in `*resets`.
+  // migrated VM) re-bases the link at now, here and at any Reserve; each
+  // counts in `*resets`.
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
         uint64_t burst_ticks, PacerState& shared, uint64_t now,
         uint64_t max_ahead_ticks = 0, std::atomic<uint64_t>* resets = nullptr);
@@ -56,24 +59,28 @@ class Pacer {
   uint64_t Reserve(uint64_t now, uint64_t bytes);
 
  private:
+  // The link's epoch, re-based at `now` when the TSC went backwards by more
+  // than max_ahead_ticks_ or the link's age leaves the fixed point.
+  uint64_t Epoch(uint64_t now);
   void NoteReset() {
     if (resets_ != nullptr) resets_->fetch_add(1, std::memory_order_relaxed);
   }
   // Fixed point of a pacer's own link, 1/4096 tick: exact enough for
-  // 64-byte messages and good for ~19 days of a 3 GHz TSC after the epoch.
+  // 64-byte messages.
   static constexpr double kOwnFrac = 4096.0;
   // Of a shared link, whose epoch may be years old: 64 B at 100 Gbit/s
   // (12 ticks) is still 786 units.
   static constexpr double kSharedFrac = 64.0;
   double target_ = 0;
   double real_ = 0;
-  uint64_t epoch_ = 0;
   double frac_ = kOwnFrac;
   uint64_t burst_fx_ = 0;
-  uint64_t max_ahead_fx_ = 0;  // 0: unbounded
+  uint64_t max_ahead_ticks_ = 0;  // 0: unbounded
+  uint64_t max_ahead_fx_ = 0;
   std::atomic<uint64_t>* resets_ = nullptr;
   PacerState own_;
-  PacerState* state_ = &own_;  // free_at: (tick - epoch) * frac_
+  PacerState* state_ = &own_;  // free_at: (tick - epoch) * frac_; own_'s
+                               // epoch is this pacer's
 };
 
 }  // namespace verbsemu::emulate

@@ -146,6 +146,33 @@ TEST(PacerTest, AnEpochAfterNowIsRebased) {
   EXPECT_EQ(p.Reserve(now, 1000), now + 1000);
 }
 
+TEST(PacerTest, ATscThatGoesBackwardsLaterIsRebasedAtTheReservation) {
+  // The TSC went backwards after the pacer was made (a migrated VM): the
+  // next reservation re-bases the link instead of waiting for the old time.
+  PacerState link;
+  std::atomic<uint64_t> resets{0};
+  const uint64_t start = uint64_t{1} << 40;
+  Pacer p(1.0, 0, 0, link, start, /*max_ahead_ticks=*/100'000, &resets);
+  Pacer q(1.0, 0, 0, link, start, 100'000, &resets);  // another process's
+  EXPECT_EQ(p.Reserve(start, 1000), start + 1000);
+  const uint64_t now = 5'000;
+  EXPECT_EQ(p.Reserve(now, 1000), now + 1000);
+  EXPECT_EQ(link.epoch.load(), now);
+  EXPECT_EQ(resets.load(), 1u);
+  // The other pacer takes the new epoch, and books after p.
+  EXPECT_EQ(q.Reserve(now + 10, 500), now + 1500);
+  EXPECT_EQ(resets.load(), 1u);
+}
+
+TEST(PacerTest, ALinkTooOldForTheFixedPointIsRebased) {
+  // 2^53 ticks after its epoch (38 days at 2.4 GHz) a pacer's own link's
+  // times would leave 64 bits: it is re-based, and keeps its rate.
+  Pacer p(1.0, 0, /*epoch=*/1, 0);
+  const uint64_t now = uint64_t{1} << 53;
+  EXPECT_EQ(p.Reserve(now, 1000), now + 1000);
+  EXPECT_EQ(p.Reserve(now, 1000), now + 2000);
+}
+
 TEST(PacerTest, UnboundedWithoutAWindow) {
   // max_ahead 0 (the default): the schedule is trusted as it is.
   PacerState link;
