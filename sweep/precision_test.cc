@@ -57,6 +57,25 @@ TEST(PrecisionTest, TheBudgetStopsBeforeABlockThatWouldPassIt) {
             ".. 3)");
 }
 
+// The goal is about c_a when a ping-pong normalises it, else the latency
+// slope, else (no latency swept) the bandwidth slope.
+TEST(PrecisionTest, TheEstimateIsCaThenTheLatencySlopeThenBandwidth) {
+  Analysis a;
+  EXPECT_FALSE(PrimaryEstimate(a).ok);
+  a.bandwidth_blocked.ok = true;
+  a.bandwidth_blocked.slope = 4;
+  EXPECT_EQ(PrimaryEstimate(a).name, "bandwidth slope");
+  EXPECT_EQ(PrimaryEstimate(a).value, 4);
+  a.latency_blocked.ok = true;
+  a.latency_blocked.slope = 2;
+  a.latency_blocked.slope_ci = {1.9, 2.1};
+  EXPECT_EQ(PrimaryEstimate(a).name, "slope");
+  EXPECT_NEAR(PrimaryEstimate(a).Relative(), 0.05, 1e-12);
+  a.c_a = {true, 1.5, {1, 2}};
+  EXPECT_EQ(PrimaryEstimate(a).name, "c_a");
+  EXPECT_NEAR(PrimaryEstimate(a).Relative(), 1.0 / 3, 1e-12);
+}
+
 TEST(PrecisionTest, TheTimeOfTheBlocksIsTheRunsWallTime) {
   std::vector<RunRecord> runs(6);
   for (size_t i = 0; i < runs.size(); ++i) {
