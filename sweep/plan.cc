@@ -232,7 +232,7 @@ std::string SweepUsage() {
          "                     is within REL of it (0.05 or 5%); --repeat\n"
          "                     blocks (3 unless given) run first\n"
          "  --max-blocks N     (with --precision) at most N blocks (20)\n"
-         "  --budget T         (with --precision) no block that would take\n"
+         "  --budget T         (with --precision) add no block that would take\n"
          "                     the runs past T (90m, 2h; default none)\n"
          "  --metric M         runtime | preset:NAME[:ARG] | regex:PATTERN |\n"
          "                     json:POINTER\n"

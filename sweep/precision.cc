@@ -85,8 +85,8 @@ BlockTime TimeOfBlocks(const std::vector<RunRecord>& records) {
 
 Stop Decide(const PrecisionGoal& goal, const Estimate& e, int blocks,
             const BlockTime& time) {
-  if (blocks >= goal.min_blocks && e.ok && !e.HoldsZero() &&
-      e.Relative() <= goal.rel) {
+  if (blocks < goal.min_blocks) return Stop::kNo;  // nothing judged yet
+  if (e.ok && !e.HoldsZero() && e.Relative() <= goal.rel) {
     return Stop::kPrecision;
   }
   if (blocks >= goal.max_blocks) return Stop::kMaxBlocks;

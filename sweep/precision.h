@@ -49,7 +49,7 @@ BlockTime TimeOfBlocks(const std::vector<RunRecord>& records);
 
 enum class Stop { kNo, kPrecision, kMaxBlocks, kBudget };
 
-// After `blocks` whole blocks.
+// After `blocks` whole blocks; always kNo before goal.min_blocks.
 Stop Decide(const PrecisionGoal& goal, const Estimate& e, int blocks,
             const BlockTime& time);
 

@@ -48,8 +48,9 @@ TEST(PrecisionTest, TheBudgetStopsBeforeABlockThatWouldPassIt) {
   const Estimate wide = Slope(2.5, 2, 3);
   EXPECT_EQ(Decide(goal, wide, 4, {4, 80, 20}), Stop::kNo);  // ends at 100
   EXPECT_EQ(Decide(goal, wide, 4, {4, 81, 20.25}), Stop::kBudget);
-  // Even before the minimum: no block is started that would pass it.
-  EXPECT_EQ(Decide(goal, wide, 1, {1, 60, 60}), Stop::kBudget);
+  // The first blocks run whatever the budget: it stops adding blocks.
+  EXPECT_EQ(Decide(goal, wide, 2, {2, 120, 60}), Stop::kNo);
+  EXPECT_EQ(Decide(goal, wide, 3, {3, 180, 60}), Stop::kBudget);
   EXPECT_EQ(StopLine(Stop::kBudget, goal, wide, {4, 81, 20.25}),
             "stopped by --budget 100 s: the next block (about 20.25 s) would "
             "pass it, with 81 s spent after 4 blocks: the slope's 95% CI is "
