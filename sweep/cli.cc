@@ -20,6 +20,7 @@
 #include "sweep/output.h"
 #include "sweep/plan.h"
 #include "sweep/plot.h"
+#include "sweep/precision.h"
 #include "sweep/preflight.h"
 #include "sweep/presets.h"
 #include "sweep/runs_csv.h"
@@ -106,18 +107,30 @@ int Interrupted(const SweepPlan& plan, size_t done) {
   return 128 + sig;
 }
 
+// The runs' analysis, with the verdicts of the sweep's end (a run with
+// fewer shim reports than others is invalid).
+Analysis AnalyzeRuns(const SweepPlan& plan, const Grid& grid,
+                     std::vector<RunRecord> records) {
+  CheckReportCounts(&records);
+  return Analyze(grid, records,
+                 LabelFor(plan.metric, plan.metric_name, plan.metric_unit));
+}
+
 // Outputs and the exit status once the runs are over (or interrupted).
 int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
-           std::vector<RunRecord>& records, bool interrupted) {
+           std::vector<RunRecord>& records, bool interrupted, Stop stop) {
   CheckReportCounts(&records);
   std::string why;
   if (!RewriteCsv(plan.out_dir, records, &why)) return Failed(why);
-  const Analysis a = Analyze(
-      grid, records, LabelFor(plan.metric, plan.metric_name, plan.metric_unit));
+  const Analysis a = AnalyzeRuns(plan, grid, records);
   std::printf("%s", TableText(a, plan.metric).c_str());
+  std::string stop_line;
+  const nlohmann::json precision = Outcome(plan, a, records, stop, &stop_line);
+  if (!stop_line.empty()) std::printf("%s\n", stop_line.c_str());
   if (!internal::WriteFileAtomic(
           plan.out_dir + "/sweep.json",
-          SweepJson(plan, a, records, Reports(plan.out_dir, records.size())),
+          SweepJson(plan, a, records, Reports(plan.out_dir, records.size()),
+                    precision),
           &why) ||
       !WriteLlampFiles(a, plan.out_dir, &why)) {
     return Failed(why);
@@ -147,28 +160,56 @@ int Finish(const SweepPlan& plan, const Grid& grid, const CliContext& ctx,
   return 0;
 }
 
-int Execute(const SweepPlan& plan, const Grid& grid, const Metric& metric,
+// With --precision, at the end of the planned blocks: the line on the
+// estimate, and one more block planned (plan.json rewritten) unless the
+// sweep is to stop.
+Stop NextBlock(SweepPlan& plan, const Grid& grid,
+               const std::vector<RunRecord>& records, std::string* why) {
+  Estimate e;
+  BlockTime t;
+  const Stop stop =
+      Judge(plan, AnalyzeRuns(plan, grid, records), records, &e, &t);
+  std::fprintf(stderr, "verbsemu sweep: %s\n",
+               BlockLine(plan.precision, e, plan.repeat).c_str());
+  if (stop != Stop::kNo) return stop;
+  ++plan.repeat;
+  Prepare(grid, &plan);  // the blocks before keep their order
+  internal::WriteFileAtomic(plan.out_dir + "/plan.json", PlanToJson(plan), why);
+  return stop;
+}
+
+int Execute(SweepPlan& plan, const Grid& grid, const Metric& metric,
             const CliContext& ctx, std::vector<RunRecord>& records) {
-  SweepEngine engine(plan, grid, metric, ctx.executor, Preload(ctx));
   const auto start = std::chrono::steady_clock::now();
   const size_t first = records.size();
+  const bool adaptive = plan.precision.rel > 0;
+  Stop stop = Stop::kNo;
   std::string why;
-  const bool ok = engine.Run(
-      &records, SweepInterrupts(),
-      [&](const RunRecord& r, size_t done) {
-        const double s = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-        ShowProgress(ctx, r, done - first, plan.order.size() - first, s);
-      },
-      &why);
-  if (ctx.terminal && Stopped()) std::fputc('\n', stderr);
-  if (!ok) {
-    return Failed(why + "; the " + std::to_string(records.size()) +
-                  " runs before are kept (--resume " + plan.out_dir +
-                  " once there is room)");
+  while (!Stopped()) {
+    if (adaptive && records.size() == plan.order.size()) {
+      stop = NextBlock(plan, grid, records, &why);
+      if (!why.empty()) return Failed(why);
+      if (stop != Stop::kNo) break;
+    }
+    SweepEngine engine(plan, grid, metric, ctx.executor, Preload(ctx));
+    const bool ok = engine.Run(
+        &records, SweepInterrupts(),
+        [&](const RunRecord& r, size_t done) {
+          const double s = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+          ShowProgress(ctx, r, done - first, plan.order.size() - first, s);
+        },
+        &why);
+    if (ctx.terminal && Stopped()) std::fputc('\n', stderr);
+    if (!ok) {
+      return Failed(why + "; the " + std::to_string(records.size()) +
+                    " runs before are kept (--resume " + plan.out_dir +
+                    " once there is room)");
+    }
+    if (!adaptive) break;
   }
-  return Finish(plan, grid, ctx, records, Stopped());
+  return Finish(plan, grid, ctx, records, Stopped(), stop);
 }
 
 // One line when `dir` holds anything but what a refused start leaves (its
@@ -240,11 +281,15 @@ int StartNew(SweepPlan plan, const CliContext& ctx) {
                                  &why)) {
     return Failed(why);
   }
-  std::fprintf(stderr,
-               "verbsemu sweep: %zu points x %d blocks = %zu runs into %s; "
-               "a run is ended after %s\n",
-               grid->points.size(), plan.repeat, plan.order.size(),
-               plan.out_dir.c_str(), TimeoutText(plan.timeout_s).c_str());
+  std::fprintf(
+      stderr,
+      "verbsemu sweep: %zu points x %d blocks = %zu runs into %s%s; "
+      "a run is ended after %s\n",
+      grid->points.size(), plan.repeat, plan.order.size(), plan.out_dir.c_str(),
+      plan.precision.rel > 0
+          ? (", then blocks added up to " + GoalText(plan.precision)).c_str()
+          : "",
+      TimeoutText(plan.timeout_s).c_str());
   std::vector<RunRecord> records;
   return Execute(plan, *grid, *metric, ctx, records);
 }
@@ -355,6 +400,29 @@ bool RetryFailed(const Loaded& l, const CliContext& ctx,
   return true;
 }
 
+// --precision, --max-blocks or --budget on --resume, kept in plan.json.
+std::string ChangeGoal(const ParsedArgs& args, SweepPlan* plan) {
+  PrecisionGoal goal;
+  std::string why = ResumeGoal(*plan, args, &goal);
+  if (!why.empty() || goal == plan->precision) return why;
+  plan->precision = goal;
+  internal::WriteFileAtomic(plan->out_dir + "/plan.json", PlanToJson(*plan),
+                            &why);
+  return why;
+}
+
+// Whether a resume has runs to make: planned ones left, failed ones to
+// retry, or (--precision) a block to add.
+bool MoreToRun(const Loaded& l, bool retry) {
+  const std::vector<RunRecord>& records = *l.records;
+  if (records.size() < l.plan->order.size() || retry) return true;
+  if (l.plan->precision.rel <= 0) return false;
+  Estimate e;
+  BlockTime t;
+  return Judge(*l.plan, AnalyzeRuns(*l.plan, *l.grid, records), records, &e,
+               &t) == Stop::kNo;
+}
+
 int Resume(const ParsedArgs& args, const CliContext& ctx) {
   const std::string& dir = args.resume_dir;
   std::string why;
@@ -370,7 +438,9 @@ int Resume(const ParsedArgs& args, const CliContext& ctx) {
   const bool retry = args.retry_failed &&
                      std::any_of(records.begin(), records.end(),
                                  [](const RunRecord& r) { return !r.metric; });
-  if (records.size() < l.plan->order.size() || retry) {
+  why = ChangeGoal(args, &*l.plan);
+  if (!why.empty()) return Refuse(why);
+  if (MoreToRun(l, retry)) {
     why = args.force ? "" : ShimChanged(*l.plan, ctx);
     if (!why.empty()) return Refuse(why);
     if (const int rc = CheckBeforeRuns(*l.plan, *l.grid, *l.metric, ctx)) {
@@ -378,8 +448,13 @@ int Resume(const ParsedArgs& args, const CliContext& ctx) {
     }
   }
   if (retry && !RetryFailed(l, ctx, &records, &why)) return Failed(why);
-  std::fprintf(stderr, "verbsemu sweep: resuming %s at run %zu of %zu\n",
-               dir.c_str(), records.size() + 1, l.plan->order.size());
+  if (records.size() == l.plan->order.size() && l.plan->precision.rel > 0) {
+    std::fprintf(stderr, "verbsemu sweep: resuming %s after block %d\n",
+                 dir.c_str(), l.plan->repeat);
+  } else {
+    std::fprintf(stderr, "verbsemu sweep: resuming %s at run %zu of %zu\n",
+                 dir.c_str(), records.size() + 1, l.plan->order.size());
+  }
   return Execute(*l.plan, *l.grid, *l.metric, ctx, records);
 }
 

@@ -43,6 +43,7 @@ inline std::string EnvOf(const RunRequest& r, const std::string& name) {
 class FakeCommand : public Executor {
  public:
   double slope = 2.5, noise_sd = 0.5;
+  double wall_s = 0.001;  // each run's wall time
   // Called with the run's number (from 1, the pilot included) and latency
   // in µs; may change the report or the output.
   std::function<void(int call, double latency_us, std::string* report,
@@ -77,7 +78,7 @@ class FakeCommand : public Executor {
     RunOutcome o;
     o.started = true;
     o.exit_code = exit_code ? exit_code(calls) : 0;
-    o.wall_s = 0.001;
+    o.wall_s = wall_s;
     o.output = output;
     return o;
   }

@@ -182,7 +182,8 @@ std::string SweepJson(
     const SweepPlan& plan, const Analysis& a,
     const std::vector<RunRecord>& records,
     const std::vector<std::vector<std::pair<std::string, std::string>>>&
-        reports) {
+        reports,
+    const Json& precision) {
   Json points = Json::array();
   for (const PointResult& p : a.points) points.push_back(PointJson(p));
   Json runs = Json::array();
@@ -194,11 +195,12 @@ std::string SweepJson(
   // carries its block and point.
   Json plan_json = Json::parse(PlanToJson(plan));
   plan_json.erase("order");
-  const Json j = {{"plan", plan_json},
-                  {"points", points},
-                  {"fits", FitsJson(a)},
-                  {"all_valid", a.all_valid},
-                  {"runs", runs}};
+  Json j = {{"plan", plan_json},
+            {"points", points},
+            {"fits", FitsJson(a)},
+            {"all_valid", a.all_valid},
+            {"runs", runs}};
+  if (!precision.is_null()) j["precision"] = precision;
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -4,6 +4,7 @@
 #ifndef VERBSEMU_SWEEP_OUTPUT_H_
 #define VERBSEMU_SWEEP_OUTPUT_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,14 @@ namespace verbsemu::sweep {
 
 std::string TableText(const Analysis& a, const std::string& metric);
 
-// `reports(i)`: the report texts run i's processes wrote.
+// `reports(i)`: the report texts run i's processes wrote; `precision`:
+// --precision's outcome (precision.h), kept unless null.
 std::string SweepJson(
     const SweepPlan& plan, const Analysis& a,
     const std::vector<RunRecord>& records,
     const std::vector<std::vector<std::pair<std::string, std::string>>>&
-        reports);
+        reports,
+    const nlohmann::json& precision = nullptr);
 
 }  // namespace verbsemu::sweep
 

@@ -1,5 +1,7 @@
 #include "sweep/plan.h"
 
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -13,10 +15,75 @@ namespace {
 
 using Json = nlohmann::json;
 
+// A wall-clock budget: the shim's durations (300s, 1500ms) and minutes or
+// hours (90m, 45min, 2h); nullopt for anything else or not above 0.
+std::optional<double> BudgetSeconds(const std::string& value) {
+  const auto per = [&](const char* unit) {
+    return value.size() > std::strlen(unit) && value.ends_with(unit);
+  };
+  double scale = 0;
+  size_t cut = 0;
+  if (per("h")) {
+    scale = 3600, cut = 1;
+  } else if (per("min")) {
+    scale = 60, cut = 3;
+  } else if (per("m")) {
+    scale = 60, cut = 1;
+  }
+  std::string why;
+  if (scale == 0) {
+    const auto ns = units::ParseDurationNs(value, &why);
+    return ns && *ns > 0 ? std::optional<double>(*ns / 1e9) : std::nullopt;
+  }
+  const std::string number = value.substr(0, value.size() - cut);
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (*end != '\0' || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  return v * scale;
+}
+
+// --precision, --max-blocks and --budget into `out`; false for others.
+bool SetPrecisionOption(const std::string& name, const std::string& value,
+                        ParsedArgs* out) {
+  char* end = nullptr;
+  if (name == "--precision") {
+    const bool percent = value.ends_with('%');
+    const std::string number = value.substr(0, value.size() - percent);
+    double rel = std::strtod(number.c_str(), &end);
+    if (percent) rel /= 100;
+    if (number.empty() || *end != '\0' || !(rel > 0 && rel < 1)) {
+      out->error = "--precision='" + value +
+                   "': expected a fraction above 0 and below 1, such as "
+                   "0.05 (or 5%) for an interval within 5% of the estimate";
+    }
+    out->precision = rel;
+  } else if (name == "--max-blocks") {
+    const long n = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || n < 1 || n > 10000) {
+      out->error =
+          "--max-blocks='" + value + "': expected a whole number 1..10000";
+    }
+    out->max_blocks = static_cast<int>(n);
+  } else if (name == "--budget") {
+    const auto s =
+        value == "none" ? std::optional<double>(0) : BudgetSeconds(value);
+    if (!s) {
+      out->error = "--budget='" + value +
+                   "': expected a wall time such as 90m, 2h or 600s, or none";
+    }
+    out->budget_s = s.value_or(0);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Options that take a value, and where it goes.
 bool SetOption(const std::string& name, const std::string& value,
                SweepPlan* plan, ParsedArgs* out) {
-  if (name == "--latency") {
+  if (SetPrecisionOption(name, value, out)) {
+    // --precision, --max-blocks, --budget
+  } else if (name == "--latency") {
     plan->latencies = value;
   } else if (name == "--bandwidth") {
     plan->bandwidths = value;
@@ -97,15 +164,76 @@ void Validate(SweepPlan& plan, ParsedArgs* out) {
   }
 }
 
+// With --precision, the blocks to run first (--repeat, else 3) and the
+// goal; without it, --repeat's default.
+void SetGoal(bool repeat_given, SweepPlan* plan, ParsedArgs* out) {
+  if (!out->precision) {
+    if (out->max_blocks || out->budget_s) {
+      out->error = "--max-blocks and --budget go with --precision REL";
+    }
+    if (!repeat_given) plan->repeat = SweepPlan{}.repeat;
+    return;
+  }
+  PrecisionGoal goal = WithGiven(PrecisionGoal{}, *out);
+  if (repeat_given) goal.min_blocks = plan->repeat;
+  const std::string first = std::to_string(goal.min_blocks);
+  if (goal.min_blocks < 3) {
+    out->error = "--repeat " + first +
+                 " with --precision: at least 3 blocks run before the "
+                 "interval is judged";
+  } else if (goal.max_blocks < goal.min_blocks) {
+    out->error = "--max-blocks " + std::to_string(goal.max_blocks) +
+                 " is below the " + first +
+                 " blocks run before the interval is judged (--repeat, 3 "
+                 "unless given)";
+  }
+  plan->precision = goal;
+  plan->repeat = goal.min_blocks;
+}
+
+// After the flags: --resume's checks, or the new sweep's command and goal.
+// `options`: those given, --resume's switches left out.
+void FinishArgs(std::vector<std::string> command, int options,
+                bool resume_switches, bool repeat_given, SweepPlan plan,
+                ParsedArgs* out) {
+  if (!out->resume_dir.empty()) {
+    const int goal_options = (out->precision ? 1 : 0) +
+                             (out->max_blocks ? 1 : 0) +
+                             (out->budget_s ? 1 : 0);
+    if (!command.empty() || options - goal_options != 1) {
+      out->error =
+          "--resume DIR takes only --retry-failed, --force, --precision, "
+          "--max-blocks and --budget: the plan is in DIR";
+    }
+    return;
+  }
+  if (resume_switches) {
+    out->error = "--retry-failed and --force go with --resume DIR";
+    return;
+  }
+  plan.command = std::move(command);
+  SetGoal(repeat_given, &plan, out);
+  if (out->error.empty()) Validate(plan, out);
+  if (out->error.empty()) out->plan = std::move(plan);
+}
+
 }  // namespace
 
 std::string SweepUsage() {
   return "usage: verbsemu sweep [FLAGS] -- COMMAND ARGS...\n"
          "       verbsemu sweep --resume DIR [--retry-failed] [--force]\n"
+         "                      [--precision REL] [--max-blocks N] "
+         "[--budget T]\n"
          "  --latency LIST     added one-way latencies (0,1us,2us,5us)\n"
          "  --bandwidth LIST   bandwidths: shares (100%,50%) or rates\n"
          "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n"
          "  --repeat N         blocks; each runs every point once (5)\n"
+         "  --precision REL    add blocks until the estimate's 95% interval\n"
+         "                     is within REL of it (0.05 or 5%); --repeat\n"
+         "                     blocks (3 unless given) run first\n"
+         "  --max-blocks N     (with --precision) at most N blocks (20)\n"
+         "  --budget T         (with --precision) add no block that would take\n"
+         "                     the runs past T (90m, 2h; default none)\n"
          "  --metric M         runtime | preset:NAME[:ARG] | regex:PATTERN |\n"
          "                     json:POINTER\n"
          "  --metric-file F    the JSON file the command writes (json:)\n"
@@ -138,6 +266,7 @@ ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
   SweepPlan plan;
   plan.seed = seed;
   plan.out_dir = default_out;
+  plan.repeat = 0;  // not given
   size_t i = 0;
   int options = 0, resume_switches = 0;
   for (; i < args.size() && out.error.empty(); ++i, ++options) {
@@ -168,23 +297,32 @@ ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
       out.error = "unknown option '" + name + "' (see verbsemu sweep -h)";
     }
   }
-  if (!out.error.empty()) return out;
-  if (!out.resume_dir.empty()) {
-    if (i < args.size() || options - resume_switches != 1) {
-      out.error =
-          "--resume DIR takes only --retry-failed and --force: the plan is "
-          "in DIR";
-    }
-    return out;
+  const bool repeat_given = plan.repeat != 0;
+  if (out.error.empty()) {
+    FinishArgs(std::vector<std::string>(args.begin() + static_cast<long>(i),
+                                        args.end()),
+               options - resume_switches, resume_switches > 0, repeat_given,
+               std::move(plan), &out);
   }
-  if (resume_switches > 0) {
-    out.error = "--retry-failed and --force go with --resume DIR";
-    return out;
-  }
-  plan.command.assign(args.begin() + static_cast<long>(i), args.end());
-  Validate(plan, &out);
-  if (out.error.empty()) out.plan = plan;
   return out;
+}
+
+PrecisionGoal WithGiven(PrecisionGoal goal, const ParsedArgs& args) {
+  if (args.precision) goal.rel = *args.precision;
+  if (args.max_blocks) goal.max_blocks = *args.max_blocks;
+  if (args.budget_s) goal.budget_s = *args.budget_s;
+  return goal;
+}
+
+std::string GoalText(const PrecisionGoal& goal) {
+  if (goal.rel <= 0) return "no --precision";
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "--precision %g --max-blocks %d --budget ",
+                goal.rel, goal.max_blocks);
+  char budget[32] = "none";
+  if (goal.budget_s > 0)
+    std::snprintf(budget, sizeof budget, "%gs", goal.budget_s);
+  return std::string(buf) + budget;
 }
 
 std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why) {
@@ -218,6 +356,18 @@ void Prepare(const Grid& grid, SweepPlan* plan) {
   }
 }
 
+namespace {
+
+Json GoalJson(const PrecisionGoal& g) {
+  if (g.rel <= 0) return nullptr;
+  return {{"rel", g.rel},
+          {"min_blocks", g.min_blocks},
+          {"max_blocks", g.max_blocks},
+          {"budget_s", g.budget_s}};
+}
+
+}  // namespace
+
 std::string PlanToJson(const SweepPlan& plan) {
   Json order = Json::array();
   for (const PlannedRun& r : plan.order) {
@@ -228,6 +378,7 @@ std::string PlanToJson(const SweepPlan& plan) {
                   {"bandwidths", plan.bandwidths},
                   {"bw_mode", plan.bw_mode},
                   {"repeat", plan.repeat},
+                  {"precision", GoalJson(plan.precision)},
                   {"seed", plan.seed},
                   {"metric", plan.metric},
                   {"metric_file", plan.metric_file},
@@ -272,6 +423,22 @@ T Whole(const Json& v) {
   return static_cast<T>(i);
 }
 
+// null (a fixed sweep, or a plan of an older version) or the goal;
+// throws on a goal that makes no sense.
+PrecisionGoal GoalFromJson(const Json& j) {
+  PrecisionGoal g;
+  if (j.is_null()) return g;
+  g.rel = j.at("rel");
+  g.min_blocks = Whole<int>(j.at("min_blocks"));
+  g.max_blocks = Whole<int>(j.at("max_blocks"));
+  g.budget_s = j.at("budget_s");
+  if (!(g.rel > 0 && g.rel < 1) || g.min_blocks < 1 ||
+      g.max_blocks < g.min_blocks || !(g.budget_s >= 0)) {
+    throw std::invalid_argument("bad precision");
+  }
+  return g;
+}
+
 }  // namespace
 
 std::optional<SweepPlan> PlanFromJson(const std::string& text,
@@ -284,6 +451,7 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.bandwidths = j.at("bandwidths");
     plan.bw_mode = j.at("bw_mode");
     plan.repeat = Whole<int>(j.at("repeat"));
+    plan.precision = GoalFromJson(j.value("precision", Json()));
     plan.seed = Whole<uint64_t>(j.at("seed"));
     plan.metric = j.at("metric");
     plan.metric_file = j.at("metric_file");

@@ -19,11 +19,24 @@ struct PlannedRun {
   bool pingpong = false;  // the --pingpong command, not the application
 };
 
+// --precision: blocks are added one at a time until the primary
+// estimate's 95% interval is within `rel` of it (half-width <= rel x
+// |estimate|), or `max_blocks` have run, or the next block would take the
+// runs past `budget_s` (the sum of their wall times; 0: no budget).
+struct PrecisionGoal {
+  double rel = 0;      // 0: a fixed --repeat sweep
+  int min_blocks = 3;  // run before the interval is judged
+  int max_blocks = 20;
+  double budget_s = 0;
+  bool operator==(const PrecisionGoal&) const = default;
+};
+
 struct SweepPlan {
   std::string latencies = "0";  // as given
   std::string bandwidths;       // "" means 100%
   std::string bw_mode = "pad";
-  int repeat = 5;
+  int repeat = 5;  // blocks planned (with --precision: so far)
+  PrecisionGoal precision;
   uint64_t seed = 0;
   std::string metric = "runtime";
   std::string metric_file;
@@ -48,8 +61,18 @@ struct ParsedArgs {
   bool force = false;             // --resume with another shim build
   bool retry_failed = false;      // --resume runs failed runs again
   bool help = false;
+  // --precision, --max-blocks, --budget as given (a new sweep's are also
+  // in plan->precision); --resume DIR may change them with --force.
+  std::optional<double> precision, budget_s;
+  std::optional<int> max_blocks;
   std::string error;  // one line; exit 2
 };
+
+// `goal` with what `args` gives; its min_blocks is left alone.
+PrecisionGoal WithGiven(PrecisionGoal goal, const ParsedArgs& args);
+
+// "--precision 0.05 --max-blocks 20 --budget none", or "no --precision".
+std::string GoalText(const PrecisionGoal& goal);
 
 // argv after "sweep". `now` names the default output directory.
 ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,

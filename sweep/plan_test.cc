@@ -152,5 +152,55 @@ TEST(PlanTest, MetricNameAndUnitAreKeptInThePlan) {
                    .plan);
 }
 
+// --precision: 3 blocks first unless --repeat says, the goal kept in
+// plan.json (a plan without one reads as a fixed sweep), and a block added
+// to the plan leaves the order of the blocks before it as it was.
+TEST(PlanTest, ThePrecisionGoalIsKeptAndBlocksAddedKeepTheOrder) {
+  const ParsedArgs p =
+      ParseSweepArgs({"--latency", "0,1us,2us", "--precision", "0.05",
+                      "--budget", "90m", "--", "./app"},
+                     "out", 7);
+  ASSERT_TRUE(p.plan) << p.error;
+  EXPECT_EQ(p.plan->precision, (PrecisionGoal{0.05, 3, 20, 5400}));
+  EXPECT_EQ(p.plan->repeat, 3);
+  const ParsedArgs r =
+      ParseSweepArgs({"--repeat", "4", "--precision", "5%", "--max-blocks", "9",
+                      "--budget", "2h", "--", "./app"},
+                     "out", 7);
+  ASSERT_TRUE(r.plan) << r.error;
+  EXPECT_EQ(r.plan->precision, (PrecisionGoal{0.05, 4, 9, 7200}));
+  EXPECT_EQ(GoalText(r.plan->precision),
+            "--precision 0.05 --max-blocks 9 --budget 7200s");
+  SweepPlan plan = *p.plan;
+  std::string why;
+  const auto grid = PlanGrid(plan, &why);
+  ASSERT_TRUE(grid) << why;
+  Prepare(*grid, &plan);
+  const auto back = PlanFromJson(PlanToJson(plan), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->precision, plan.precision);
+  SweepPlan more = plan;
+  ++more.repeat;
+  Prepare(*grid, &more);
+  ASSERT_EQ(more.order.size(), plan.order.size() + 3);
+  for (size_t i = 0; i < plan.order.size(); ++i) {
+    EXPECT_EQ(more.order[i].point, plan.order[i].point) << i;
+    EXPECT_EQ(more.order[i].block, plan.order[i].block) << i;
+  }
+  auto old = nlohmann::json::parse(PlanToJson(plan));
+  old.erase("precision");
+  EXPECT_EQ(PlanFromJson(old.dump(), &why)->precision, PrecisionGoal{});
+  old["precision"] = {
+      {"rel", 2}, {"min_blocks", 3}, {"max_blocks", 20}, {"budget_s", 0}};
+  EXPECT_FALSE(PlanFromJson(old.dump(), &why));
+  // --resume takes the goal's options.
+  const ParsedArgs resume = ParseSweepArgs(
+      {"--resume", "d", "--precision", "0.02", "--max-blocks", "40", "--force"},
+      "o", 1);
+  EXPECT_TRUE(resume.error.empty()) << resume.error;
+  EXPECT_EQ(resume.precision, 0.02);
+  EXPECT_EQ(resume.max_blocks, 40);
+}
+
 }  // namespace
 }  // namespace verbsemu::sweep
