@@ -240,6 +240,9 @@ TEST_F(DeferTest, TheReportNamesTheMode) {
   EXPECT_NE(report.find("defer: QPs deferring 1; posts handed to the provider"),
             std::string::npos)
       << report;
+  // Where its progress thread ran (VERBSEMU_DEFER_CPU, auto by default).
+  EXPECT_NE(report.find("; progress thread on CPUs "), std::string::npos)
+      << report;
 }
 
 }  // namespace

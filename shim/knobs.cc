@@ -182,6 +182,10 @@ bool ApplyShmDir(std::string_view t, Settings* s, std::string* why) {
   return true;
 }
 
+bool ApplyDeferCpu(std::string_view t, Settings* s, std::string* why) {
+  return Store(internal::ParseDeferCpu(t, why), &s->defer_cpu);
+}
+
 // The size follows the rows: no row can be left value-initialized.
 constexpr Knob kKnobs[] = {
     {"VERBSEMU_LATENCY", "--latency", "D",
@@ -245,6 +249,13 @@ constexpr Knob kKnobs[] = {
      "pointed at one host mount)",
      "/dev/shm (shm_open)",
      "directory where the shared segments are files (mode 0600)", ApplyShmDir},
+    {"VERBSEMU_DEFER_CPU", "--defer-cpu", "CPUS",
+     "auto, inherit, or a CPU list such as 3 or 0-3,8", "auto",
+     "where the defer mode's progress thread runs: auto puts it on the "
+     "node's other CPUs when the application is bound to some (mpirun "
+     "--bind-to core), inherit keeps the application's; the report says "
+     "where it ran",
+     ApplyDeferCpu},
 };
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "emulate/config.h"
 #include "emulate/delay_distribution.h"
 #include "emulate/topology.h"
+#include "shim/internal/defer_cpu.h"
 
 namespace verbsemu::shim {
 
@@ -46,6 +47,7 @@ struct Settings {
   // (per user).
   std::string job;
   std::string shm_dir;  // VERBSEMU_SHM_DIR; "": shm_open objects in /dev/shm
+  internal::DeferCpu defer_cpu;  // VERBSEMU_DEFER_CPU
 
   // Latency or bandwidth to add, globally or for a class of peers.
   bool emulating() const {

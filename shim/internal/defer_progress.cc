@@ -11,6 +11,7 @@
 
 #include "emulate/tsc.h"
 #include "shim/internal/defer.h"
+#include "shim/internal/defer_cpu.h"
 #include "shim/internal/faults.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"
@@ -149,6 +150,11 @@ void DeferProgress::AfterForkInChild() {
 void DeferProgress::Run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
   pthread_setname_np(pthread_self(), "verbsemu-defer");
+  std::string placed = PlaceThisThread(E().settings.defer_cpu);
+  if (!placed_.load(std::memory_order_relaxed)) {
+    placement_ = std::move(placed);
+    placed_.store(true, std::memory_order_release);
+  }
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     const uint64_t generation = generation_;

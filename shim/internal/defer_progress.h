@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -57,6 +58,10 @@ class DeferProgress {
   }
   // In a forked child: a fresh instance (see Progress()).
   static void AfterForkInChild();
+  // Where the thread runs (defer_cpu.h), for the report; "" until it ran.
+  std::string Placement() const {
+    return placed_.load(std::memory_order_acquire) ? placement_ : "";
+  }
 
  private:
   void Wake();
@@ -82,6 +87,8 @@ class DeferProgress {
   bool woke_for_posts_ = false;  // the thread's own: its wait aimed at a post
   DeferPolicy policy_{{}};       // the thread's own; set at Start
   std::atomic<uint64_t> offset_ticks_{0};  // policy_.offset(), for Notify
+  std::string placement_;                  // written once, then placed_
+  std::atomic<bool> placed_{false};
 };
 
 DeferProgress& Progress();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emulate/units.h"
+#include "shim/internal/defer_progress.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/direct_verbs.h"
 #include "shim/internal/hidden_qps.h"
@@ -179,6 +180,9 @@ std::string DeferLine(const Engine& e) {
   }
   VERBSEMU_DEFER_COUNTERS(VERBSEMU_PART)
 #undef VERBSEMU_PART
+  if (const std::string where = Progress().Placement(); !where.empty()) {
+    line += sep + where;
+  }
   line += "\n";
   if (!e.lock_free_provider.empty()) {
     line += "defer: " + e.lock_free_provider +
