@@ -45,9 +45,10 @@ class SharedSegmentTest : public ShimTest {
     fs::remove_all(dir_);
   }
   // Pace mode at 10 Gbit/s of 100, segments in `shm_dir`.
-  void ConfigurePace(const std::string& shm_dir) {
+  void ConfigurePace(const std::string& shm_dir,
+                     const char* rate = "10Gbit/s") {
     Settings s;
-    s.engine.bandwidth = *emulate::ParseBandwidth("10Gbit/s");
+    s.engine.bandwidth = *emulate::ParseBandwidth(rate);
     s.engine.bw_mode = emulate::BwMode::kPace;
     s.engine.link_bits_per_s = 100e9;
     s.report = "stderr";
@@ -152,6 +153,28 @@ TEST_F(SharedSegmentTest, AScheduleBookedFarAheadIsResetAndReported) {
       << "the post waited for the planted schedule";
   EXPECT_NE(ReportText().find("1 shared link schedules reset"),
             std::string::npos)
+      << ReportText();
+}
+
+TEST_F(SharedSegmentTest, ADeepBacklogAtALowRateIsHonouredNotReset) {
+  // Defer mode at 10 Mbit/s: 128 posts of 64 KiB are 6.7 s of link time,
+  // all booked at once. A schedule 1.5 s ahead is such a backlog (below the
+  // time 1 GiB takes at the rate), so the next post waits for it.
+  std::string why;
+  auto link = MapShared<SharedLink>(dir_, LinkName(), &why);
+  ASSERT_NE(link, nullptr) << why;
+  const uint64_t now = emulate::ReadTsc();
+  link->out.epoch.store(now);
+  link->out.free_at.store(static_cast<uint64_t>(Cal().NsToTicks(1.5e9)) * 64);
+  ConfigurePace(dir_, "10Mbit/s");
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false);
+  Chain ch(1, 64);
+  ASSERT_EQ(Post(r.qp, ch), 0);
+  EXPECT_GE(Cal().TicksToNs(d.last_post_tsc.load() - now), 1.4e9)
+      << "the post did not wait for the backlog";
+  EXPECT_EQ(ReportText().find("shared link schedules reset"), std::string::npos)
       << ReportText();
 }
 

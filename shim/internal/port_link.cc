@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -20,8 +21,12 @@ namespace {
 constexpr double kPaceBurstNs = 20'000;
 // How far ahead of now a shared link may be booked: beyond it a value in
 // the segment is not a real backlog (garbage, a stale file, another user's
-// writes) and is reset, so that no post waits for it.
+// writes) and is reset, so that no post waits for it. A real backlog is
+// what the node's senders have posted and not yet sent: in defer mode a
+// deep send queue at a low rate (128 WRs of 64 KiB at 10 Mbit/s: 6.7 s),
+// so the bound is 1 s or the time 1 GiB takes at the target rate.
 constexpr double kMaxAheadNs = 1e9;
+constexpr double kMaxBacklogBytes = double(uint64_t{1} << 30);
 
 bool HasQueryPort(const verbs_context* v) {
   return v != nullptr &&
@@ -82,12 +87,15 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
     const double target = BytesPerTick(link->target_bps);
     const double real = link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0;
     const uint64_t burst = e.cal.NsToTicks(kPaceBurstNs);
+    const uint64_t max_ahead =
+        std::max<uint64_t>(e.cal.NsToTicks(kMaxAheadNs),
+                           static_cast<uint64_t>(kMaxBacklogBytes / target));
     auto make = [&](emulate::PacerState* shared) {
       const uint64_t now = emulate::ReadTsc();
       return shared != nullptr
-                 ? std::make_unique<emulate::Pacer>(
-                       target, real, burst, *shared, now,
-                       e.cal.NsToTicks(kMaxAheadNs), &e.link_resets)
+                 ? std::make_unique<emulate::Pacer>(target, real, burst,
+                                                    *shared, now, max_ahead,
+                                                    &e.link_resets)
                  : std::make_unique<emulate::Pacer>(target, real, now, burst);
     };
     SharedLink* s = link->shared.get();

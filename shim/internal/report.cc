@@ -270,7 +270,8 @@ std::string ReportText(std::vector<std::string>* warnings) {
   out += TableFullLines();
   if (const uint64_t n = e.link_resets.load(std::memory_order_relaxed)) {
     out += std::to_string(n) +
-           " shared link schedules reset: booked beyond 1 s ahead, or first "
+           " shared link schedules reset: booked beyond any real backlog, or "
+           "first "
            "used at a TSC after now (a stale or foreign segment)\n";
   }
   return out + DirectVerbsReportLine() + LoopbackLine(e) + TopologyLine(e) +

@@ -211,7 +211,8 @@ struct Engine {
   std::vector<std::pair<std::string, std::string>> link_notes;
   std::atomic<bool> warned_unpadded{false};
   std::atomic<bool> warned_shared_link{false};
-  // Shared link schedules found booked beyond kMaxAheadNs, or with an epoch
+  // Shared link schedules found booked beyond any real backlog (port_link.cc
+  // kMaxAheadNs, kMaxBacklogBytes), or with an epoch
   // after now, and reset (emulate/pacer.h).
   std::atomic<uint64_t> link_resets{0};
   Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
