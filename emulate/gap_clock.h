@@ -1,0 +1,37 @@
+// LogGP's g: the least time between the starts of two messages on one
+// schedule (a QP's, or a port's shared by every QP and process on it). A
+// single lock-free word, the tick at which the schedule is next free, so it
+// may live in memory several processes map (shim/internal/port_link.h).
+#ifndef VERBSEMU_EMULATE_GAP_CLOCK_H_
+#define VERBSEMU_EMULATE_GAP_CLOCK_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+
+namespace verbsemu::emulate {
+
+// Reserves the schedule `next_free` for `span` ticks (a post of n messages:
+// n gaps) from `now` or from when it is next free, whichever is later, and
+// returns that start. The schedule moves by whole spans from each start, so
+// a sender that wakes late does not lose its rate, and one that posts less
+// often than the gap is never held. With `max_ahead` (0: unbounded), a
+// schedule booked further ahead of `now` than that (garbage in a shared
+// segment, a TSC that went backwards) starts again at `now`.
+inline uint64_t ReserveGap(std::atomic<uint64_t>& next_free, uint64_t now,
+                           uint64_t span, uint64_t max_ahead = 0) {
+  uint64_t seen = next_free.load(std::memory_order_relaxed);
+  for (;;) {
+    const bool bogus = max_ahead != 0 && seen > now && seen - now > max_ahead;
+    const uint64_t start = bogus ? now : std::max(now, seen);
+    if (next_free.compare_exchange_weak(seen, start + span,
+                                        std::memory_order_acq_rel,
+                                        std::memory_order_relaxed)) {
+      return start;
+    }
+  }
+}
+
+}  // namespace verbsemu::emulate
+
+#endif  // VERBSEMU_EMULATE_GAP_CLOCK_H_
