@@ -12,22 +12,32 @@
 namespace verbsemu::emulate {
 
 // Reserves the schedule `next_free` for `span` ticks (a post of n messages:
-// n gaps) from `now` or from when it is next free, whichever is later, and
-// returns that start. The schedule moves by whole spans from each start, so
-// a sender that wakes late does not lose its rate, and one that posts less
-// often than the gap is never held. With `max_ahead` (0: unbounded), a
-// schedule booked further ahead of `now` than that (garbage in a shared
-// segment, a TSC that went backwards) starts again at `now`.
+// n gaps) and returns when the post may start: not before `now`, nor before
+// the schedule is free. The schedule moves by whole spans, so a sender that
+// wakes late does not lose its rate, and one that posts less often than
+// the gap is never held.
+//
+// `burst`: how far behind `now` the schedule may lag and still be caught up
+// (a token bucket of that depth). A sender held up (preempted, an interrupt,
+// its own work) then posts the messages it owes sooner, so the long-run rate
+// stays at the target; an idle schedule lends at most `burst` of messages.
+// 0: strict, every start at least one gap after the previous one.
+//
+// With `max_ahead` (0: unbounded), a schedule booked further ahead of `now`
+// than that (garbage in a shared segment, a TSC that went backwards)
+// starts again at `now`.
 inline uint64_t ReserveGap(std::atomic<uint64_t>& next_free, uint64_t now,
-                           uint64_t span, uint64_t max_ahead = 0) {
+                           uint64_t span, uint64_t burst = 0,
+                           uint64_t max_ahead = 0) {
+  const uint64_t floor = now > burst ? now - burst : 0;
   uint64_t seen = next_free.load(std::memory_order_relaxed);
   for (;;) {
     const bool bogus = max_ahead != 0 && seen > now && seen - now > max_ahead;
-    const uint64_t start = bogus ? now : std::max(now, seen);
-    if (next_free.compare_exchange_weak(seen, start + span,
+    const uint64_t slot = bogus ? now : std::max(floor, seen);
+    if (next_free.compare_exchange_weak(seen, slot + span,
                                         std::memory_order_acq_rel,
                                         std::memory_order_relaxed)) {
-      return start;
+      return std::max(slot, now);
     }
   }
 }

@@ -38,9 +38,32 @@ TEST(GapClockTest, ALateWakeUpKeepsTheSchedule) {
   EXPECT_EQ(ReserveGap(next, 1090, 50), 1100u);
 }
 
+TEST(GapClockTest, ASenderHeldUpCatchesUpWithinTheBurstOnly) {
+  std::atomic<uint64_t> next{0};
+  EXPECT_EQ(ReserveGap(next, 1000, 50, 100), 1000u);
+  // Due at 1050, held up until 1200: it owes three messages (1050, 1100,
+  // 1150) but may catch up only 100 ticks of them: slots 1100, 1150, 1200
+  // go at once, then the schedule holds again.
+  EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1200u);
+  EXPECT_EQ(next.load(), 1150u);
+  EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1200u);
+  EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1200u);
+  EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1250u);
+}
+
+TEST(GapClockTest, AnIdleScheduleLendsAtMostTheBurst) {
+  std::atomic<uint64_t> next{0};
+  // Idle since 0: the window starts at now - burst, and no start is ever
+  // before now.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(ReserveGap(next, 10'000, 50, 100), 10'000u);
+  }
+  EXPECT_EQ(ReserveGap(next, 10'000, 50, 100), 10'050u);
+}
+
 TEST(GapClockTest, AScheduleBookedImplausiblyFarAheadStartsAgainAtNow) {
   std::atomic<uint64_t> next{uint64_t{1} << 60};
-  EXPECT_EQ(ReserveGap(next, 1000, 50, 1'000'000), 1000u);
+  EXPECT_EQ(ReserveGap(next, 1000, 50, 0, 1'000'000), 1000u);
   EXPECT_EQ(next.load(), 1050u);
   std::atomic<uint64_t> unbounded{5000};
   EXPECT_EQ(ReserveGap(unbounded, 1000, 50), 5000u);

@@ -156,9 +156,9 @@ uint64_t GapStart(QpState* q, PortLink* link, uint64_t release,
   const uint64_t span = wrs * e.gap_ticks;
   if (e.gap_port && link != nullptr) {
     return emulate::ReserveGap(*link->gap_next, release, span,
-                               link->gap_max_ahead_ticks);
+                               e.gap_burst_ticks, link->gap_max_ahead_ticks);
   }
-  return emulate::ReserveGap(q->gap_next, release, span);
+  return emulate::ReserveGap(q->gap_next, release, span, e.gap_burst_ticks);
 }
 
 void SpinRecvOverhead(const ibv_wc* wc, int n) {

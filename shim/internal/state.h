@@ -6,6 +6,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -184,6 +185,10 @@ struct Engine {
   emulate::DelayModel overhead, recv_overhead;
   uint64_t gap_ticks = 0;
   bool gap_port = false;
+  // How far a sender may fall behind its gap schedule and catch up
+  // (emulate/gap_clock.h): kGapBurstNs, and never less than two gaps.
+  static constexpr double kGapBurstNs = 20'000;
+  uint64_t gap_burst_ticks = 0;
   LatencyLaw latency_law;  // drawn per leg when it varies
   // Per VERBSEMU_TOPOLOGY class: its latency law (null: the global one) and
   // how many QPs' peers fell in it (the last entry: in none).
@@ -253,6 +258,8 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
                                         cal.spin_fixed_cost_ticks);
   e.gap_ticks = cal.NsToTicks(c.gap_ns);
   e.gap_port = c.gap_scope == emulate::GapScope::kPort;
+  e.gap_burst_ticks =
+      std::max(2 * e.gap_ticks, cal.NsToTicks(Engine::kGapBurstNs));
   e.class_laws.clear();
   if (const auto& t = e.settings.topology) {
     for (const auto& law : t->latency) {
