@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "emulate/config.h"
@@ -30,7 +32,23 @@ namespace {
 
 struct Opts {
   bool quick = false;
+  int cpu = -1;  // pin to this CPU; -1: no pinning
 };
+
+// --quick and --cpu N; false on anything else.
+bool ParseArgs(int argc, char** argv, Opts* o) {
+  const std::vector<std::string_view> args(argv + 1, argv + argc);
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--quick") {
+      o->quick = true;
+    } else if (args[i] == "--cpu" && i + 1 < args.size()) {
+      o->cpu = std::atoi(std::string(args[++i]).c_str());
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
 
 void Configure(const emulate::Config& c, const emulate::TscCalibration& cal) {
   ResetForTesting();
@@ -238,28 +256,19 @@ void RecvOverheadTable(const Opts& o, const emulate::TscCalibration& cal) {
 int main(int argc, char** argv) {
   using namespace verbsemu::shim::internal;
   Opts o;
-  int cpu = -1;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      o.quick = true;
-    } else if (std::strcmp(argv[i], "--cpu") == 0 && i + 1 < argc) {
-      cpu = std::atoi(argv[++i]);
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--cpu N]\n", argv[0]);
-      return 2;
-    }
+  if (!ParseArgs(argc, argv, &o)) {
+    std::fprintf(stderr, "usage: %s [--quick] [--cpu N]\n", argv[0]);
+    return 2;
   }
-  if (cpu >= 0 && !verbsemu::emulate::PinToCpu(cpu)) {
-    std::perror("sched_setaffinity");
-  }
+  const bool pinned = o.cpu >= 0 && verbsemu::emulate::PinToCpu(o.cpu);
+  if (o.cpu >= 0 && !pinned) std::perror("sched_setaffinity");
   SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
-  const verbsemu::emulate::TscCalibration cal =
-      verbsemu::emulate::CalibrateTsc();
+  const auto cal = verbsemu::emulate::CalibrateTsc();
   std::printf(
       "## verbsemu LogGP knobs at the device boundary\n\nTSC %.4f GHz, "
       "calibrated spin fixed cost %.1f ns%s\n",
       cal.ticks_per_ns, cal.TicksToNs(cal.spin_fixed_cost_ticks),
-      cpu >= 0 ? ", pinned" : "");
+      pinned ? ", pinned" : "");
   GapTable(o, cal);
   OverheadTable(o, cal);
   RecvOverheadTable(o, cal);

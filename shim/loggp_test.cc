@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emulate/config.h"
@@ -41,6 +42,11 @@ class LogGpTest : public ShimTest {
     return c;
   }
   static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
+  // Two QPs on the device's port 1.
+  std::pair<Res, Res> TwoQps(FakeDevice& d) {
+    Res a = MakeQp(d, false);
+    return {a, MakeQp(d, false)};
+  }
   // The spin's deadline for `n` overheads: the target less its fixed cost.
   static uint64_t SpinTicks(double ns, uint64_t n = 1) {
     return n * Ticks(ns) - Cal().spin_fixed_cost_ticks;
@@ -185,8 +191,7 @@ TEST_F(LogGpTest, GapPerQpLeavesOtherQpsAlone) {
   constexpr double kLongGapNs = 300e6;
   ConfigureLogGp(Gap(kLongGapNs, emulate::GapScope::kQp));
   FakeDevice d("fake0");
-  Res a = MakeQp(d, false);
-  Res b = MakeQp(d, false);
+  const auto [a, b] = TwoQps(d);
   Chain ch(1, 64);
   const uint64_t start = emulate::ReadTsc();
   // A's idle schedule lends it its first three; B's own lends it its first.
@@ -200,8 +205,7 @@ TEST_F(LogGpTest, GapPerQpLeavesOtherQpsAlone) {
 TEST_F(LogGpTest, GapPerPortSpacesEveryQpOnThePort) {
   ConfigureLogGp(Gap(kGapNs, emulate::GapScope::kPort));
   FakeDevice d("fake0");
-  Res a = MakeQp(d, false);
-  Res b = MakeQp(d, false);
+  const auto [a, b] = TwoQps(d);
   Chain ch(1, 64);
   const uint64_t start = emulate::ReadTsc();
   for (int i = 0; i < 20; ++i) ASSERT_EQ(Post(i % 2 ? b.qp : a.qp, ch), 0);

@@ -1,5 +1,6 @@
 #include "sweep/plan.h"
 
+#include <algorithm>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -13,6 +14,15 @@ namespace {
 
 using Json = nlohmann::json;
 
+const DurationAxis* FindAxis(const std::string& flag) {
+  for (const DurationAxis& a : kDurationAxes) {
+    if (a.flag == flag) return &a;
+  }
+  return nullptr;
+}
+
+std::string PlanKey(const DurationAxis& a) { return std::string(a.name) + "s"; }
+
 // Options that take a value, and where it goes.
 bool SetOption(const std::string& name, const std::string& value,
                SweepPlan* plan, ParsedArgs* out) {
@@ -25,6 +35,8 @@ bool SetOption(const std::string& name, const std::string& value,
       out->error = "--bw-mode='" + value + "': expected pad or pace";
     }
     plan->bw_mode = value;
+  } else if (const DurationAxis* axis = FindAxis(name)) {
+    plan->durations[static_cast<size_t>(axis - kDurationAxes.data())] = value;
   } else if (name == "--repeat") {
     char* end = nullptr;
     const long n = std::strtol(value.c_str(), &end, 10);
@@ -100,11 +112,18 @@ void Validate(SweepPlan& plan, ParsedArgs* out) {
 }  // namespace
 
 std::string SweepUsage() {
+  std::string axes;
+  for (const DurationAxis& a : kDurationAxes) {
+    std::string left = "  " + std::string(a.flag) + " LIST";
+    left.resize(std::max<size_t>(left.size() + 1, 21), ' ');
+    axes += left + std::string(a.help) + "\n";
+  }
   return "usage: verbsemu sweep [FLAGS] -- COMMAND ARGS...\n"
          "       verbsemu sweep --resume DIR [--retry-failed] [--force]\n"
          "  --latency LIST     added one-way latencies (0,1us,2us,5us)\n"
          "  --bandwidth LIST   bandwidths: shares (100%,50%) or rates\n"
-         "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n"
+         "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n" +
+         axes +
          "  --repeat N         blocks; each runs every point once (5)\n"
          "  --metric M         runtime | preset:NAME[:ARG] | regex:PATTERN |\n"
          "                     json:POINTER\n"
@@ -188,7 +207,8 @@ ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
 }
 
 std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why) {
-  std::optional<Grid> grid = ParseGrid(plan.latencies, plan.bandwidths, why);
+  std::optional<Grid> grid =
+      ParseGrid(plan.latencies, plan.bandwidths, plan.durations, why);
   if (grid) EnsureBaseline(&*grid);
   return grid;
 }
@@ -223,7 +243,7 @@ std::string PlanToJson(const SweepPlan& plan) {
   for (const PlannedRun& r : plan.order) {
     order.push_back({r.block, r.point, r.pingpong ? 1 : 0});
   }
-  const Json j = {{"version", 1},
+  Json j = {{"version", 1},
                   {"latencies", plan.latencies},
                   {"bandwidths", plan.bandwidths},
                   {"bw_mode", plan.bw_mode},
@@ -243,6 +263,10 @@ std::string PlanToJson(const SweepPlan& plan) {
                     {"version", plan.shim_version},
                     {"digest", plan.shim_digest}}},
                   {"order", order}};
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    j[PlanKey(kDurationAxes[i])] =
+        plan.durations[i].empty() ? "0" : plan.durations[i];
+  }
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
@@ -295,6 +319,9 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.timeout_s = j.at("timeout_s");
     // Not in the plans of older versions.
     plan.allow_unemulated = j.value("allow_unemulated", false);
+    for (size_t i = 0; i < kDurationAxisCount; ++i) {
+      plan.durations[i] = j.value(PlanKey(kDurationAxes[i]), "0");
+    }
     const Json shim = j.value("shim", Json::object());
     plan.shim_path = shim.value("path", "");
     plan.shim_version = shim.value("version", "");

@@ -23,6 +23,7 @@ struct SweepPlan {
   std::string latencies = "0";  // as given
   std::string bandwidths;       // "" means 100%
   std::string bw_mode = "pad";
+  DurationTexts durations;  // per kDurationAxes row, as given; "": "0"
   int repeat = 5;
   uint64_t seed = 0;
   std::string metric = "runtime";
