@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "shim/internal/fake_qp.h"
 #include "shim/internal/report.h"
 #include "shim/internal/shim_fixture.h"
+#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -238,6 +241,24 @@ TEST_F(LogGpTest, GapAndPacedBandwidthTakeTheLaterStart) {
   for (int i = 0; i < 20; ++i) ASSERT_EQ(Post(r.qp, large), 0);
   const double min_ns = 18.0 * 65536 * 8 / 10.0 * (1 - 10e9 / 1e12);
   EXPECT_GE(Cal().TicksToNs(d.last_post_tsc.load() - start), min_ns * 0.99);
+}
+
+// A refused value: the one line, and the process runs unemulated.
+TEST_F(LogGpTest, ARefusedValueLeavesTheProcessUnemulated) {
+  const SettingsResult r = SettingsFromEnv([](const char* name) {
+    return std::string_view(name) == "VERBSEMU_GAP" ? "1 fortnight" : nullptr;
+  });
+  ASSERT_FALSE(r.ok());
+  ::testing::internal::CaptureStderr();
+  internal::Configure(r.settings, r.error);
+  FakeDevice d("fake0");
+  Res q = MakeQp(d, false);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(IsContextPatched(q.ctx));
+  EXPECT_NE(err.find("verbsemu: VERBSEMU_GAP='1 fortnight' is not accepted"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 TEST_F(LogGpTest, ReportSaysWhatLogGpParametersAreEmulated) {
