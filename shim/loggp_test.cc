@@ -66,6 +66,12 @@ class LogGpTest : public ShimTest {
 
 constexpr double kOverheadNs = 50'000;
 
+// Stops the engine (the defer mode's progress thread) before the device it
+// posts to goes: declared after the device.
+struct StopEngineFirst {
+  ~StopEngineFirst() { ResetForTesting(); }
+};
+
 // Without the report: the overhead alone still takes the per-QP post.
 TEST_F(LogGpTest, OverheadIsSpentInsideThePostBeforeTheDeviceSeesIt) {
   ConfigureLogGp(Overhead(kOverheadNs), /*report=*/false);
@@ -113,6 +119,7 @@ TEST_F(LogGpTest, OverheadStaysInTheCallWhenTheLatencyIsDeferred) {
   c.latency_mode = emulate::LatencyMode::kDefer;
   ConfigureLogGp(c);
   FakeDevice d("fake0");
+  StopEngineFirst stop;
   Res r = MakeQp(d, false);
   Chain ch(1, 64);
   const uint64_t start = emulate::ReadTsc();
