@@ -48,6 +48,12 @@ std::optional<LatencyMode> ParseLatencyMode(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<GapScope> ParseGapScope(std::string_view text) {
+  if (text == "qp") return GapScope::kQp;
+  if (text == "port") return GapScope::kPort;
+  return std::nullopt;
+}
+
 std::string FormatBandwidth(const BandwidthTarget& bw) {
   char buf[48];
   switch (bw.kind) {

@@ -18,6 +18,8 @@ enum class BwMode { kPad, kPace };
 // (InterSense), or the post returns at once and is handed to the provider
 // at the deadline (keeps the message rate; shim/internal/defer.h).
 enum class LatencyMode { kSpin, kDefer };
+// What one gap schedule covers: each QP's posts, or every post on a port.
+enum class GapScope { kQp, kPort };
 
 // A bandwidth target: absolute (bits/s) or a fraction of the real link.
 struct BandwidthTarget {
@@ -44,8 +46,18 @@ struct Config {
   BwMode bw_mode = BwMode::kPad;
   uint64_t pad_threshold_bytes = uint64_t{64} * 1024;
   double link_bits_per_s = 0;  // 0: from ibv_query_port
+  // LogGP's o (send and receive side) and g: CPU time spun inside each
+  // posting call per WR, and per receive completion a poll returns; the
+  // least time between message starts on one schedule.
+  double overhead_ns = 0;
+  double recv_overhead_ns = 0;
+  double gap_ns = 0;
+  GapScope gap_scope = GapScope::kQp;
 
-  bool emulating() const { return latency_ns > 0 || bandwidth.enabled(); }
+  bool emulating() const {
+    return latency_ns > 0 || bandwidth.enabled() || overhead_ns > 0 ||
+           recv_overhead_ns > 0 || gap_ns > 0;
+  }
   bool pacing() const {
     return bandwidth.enabled() && bw_mode == BwMode::kPace;
   }
@@ -63,6 +75,7 @@ std::optional<BandwidthTarget> ParseBandwidth(std::string_view text,
                                               std::string* why = nullptr);
 std::optional<BwMode> ParseBwMode(std::string_view text);
 std::optional<LatencyMode> ParseLatencyMode(std::string_view text);
+std::optional<GapScope> ParseGapScope(std::string_view text);
 std::string FormatBandwidth(const BandwidthTarget& bw);
 
 }  // namespace verbsemu::emulate

@@ -25,21 +25,46 @@ bool Store(const std::optional<T>& parsed, Field* field) {
   return parsed.has_value();
 }
 
+// A constant duration up to one second, into `field`.
+bool StoreDuration(std::string_view t, double* field, std::string* why) {
+  const auto ns = units::ParseDurationNs(t, why);
+  if (!ns) return false;
+  if (*ns > emulate::kMaxDelayNs) {
+    *why = "more than one second";
+    return false;
+  }
+  *field = *ns;
+  return true;
+}
+
 bool ApplyLatency(std::string_view t, Settings* s, std::string* why) {
-  if (t.find_first_of("(:") == std::string_view::npos) {
-    // A constant: the duration parser's own messages.
-    const auto ns = units::ParseDurationNs(t, why);
-    if (!ns) return false;
-    if (*ns > emulate::kMaxDelayNs) {
-      *why = "more than one second";
-      return false;
-    }
+  // A constant: the duration parser's own messages.
+  double ns = 0;
+  if (t.find_first_of("(:") == std::string_view::npos &&
+      !StoreDuration(t, &ns, why)) {
+    return false;
   }
   auto law = emulate::ParseDelayDistribution(t, why);
   if (!law) return false;
   s->engine.latency_ns = law->Mean();
   s->engine.latency = std::move(*law);
   return true;
+}
+
+bool ApplyOverhead(std::string_view t, Settings* s, std::string* why) {
+  return StoreDuration(t, &s->engine.overhead_ns, why);
+}
+
+bool ApplyRecvOverhead(std::string_view t, Settings* s, std::string* why) {
+  return StoreDuration(t, &s->engine.recv_overhead_ns, why);
+}
+
+bool ApplyGap(std::string_view t, Settings* s, std::string* why) {
+  return StoreDuration(t, &s->engine.gap_ns, why);
+}
+
+bool ApplyGapScope(std::string_view t, Settings* s, std::string*) {
+  return Store(emulate::ParseGapScope(t), &s->engine.gap_scope);
 }
 
 bool ApplySeed(std::string_view t, Settings* s, std::string* why) {
@@ -201,6 +226,25 @@ constexpr Knob kKnobs[] = {
      "returns at once and reaches the device the latency later, so the "
      "message rate stays",
      ApplyLatencyMode},
+    {"VERBSEMU_OVERHEAD", "--overhead", "D",
+     "a duration up to 1s such as 1us, 500ns, 0", "0",
+     "LogGP's o (send side): CPU time spun inside ibv_post_send and "
+     "ibv_wr_complete per WR posted, before the post reaches the device",
+     ApplyOverhead},
+    {"VERBSEMU_RECV_OVERHEAD", "--recv-overhead", "D",
+     "a duration up to 1s such as 1us, 500ns, 0", "0",
+     "LogGP's o (receive side): CPU time spun inside ibv_poll_cq per "
+     "receive completion it returns",
+     ApplyRecvOverhead},
+    {"VERBSEMU_GAP", "--gap", "D", "a duration up to 1s such as 1us, 250ns, 0",
+     "0",
+     "LogGP's g: the least time between the starts of two messages (a "
+     "message-rate limit of 1/D), per QP or per port",
+     ApplyGap},
+    {"VERBSEMU_GAP_SCOPE", "--gap-scope", "qp|port", "qp or port", "qp",
+     "qp: each QP has its own gap; port: every QP of the node's processes "
+     "on a port shares one",
+     ApplyGapScope},
     {"VERBSEMU_SEED", "--seed", "N", "a whole number such as 42",
      "random (the report prints it)",
      "seed of the latency draws, so a run can be repeated", ApplySeed},

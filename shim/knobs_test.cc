@@ -166,6 +166,50 @@ TEST(SettingsFromEnvTest, LatencyTakesALawModeAndSeed) {
       SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY_MODE", "sleep"}})).ok());
 }
 
+TEST(SettingsFromEnvTest, ReadsTheLogGpKnobs) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_OVERHEAD", "2us"},
+                                    {"VERBSEMU_RECV_OVERHEAD", "500ns"},
+                                    {"VERBSEMU_GAP", "0.25us"},
+                                    {"VERBSEMU_GAP_SCOPE", "port"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  const emulate::Config& c = r.settings.engine;
+  EXPECT_DOUBLE_EQ(c.overhead_ns, 2000);
+  EXPECT_DOUBLE_EQ(c.recv_overhead_ns, 500);
+  EXPECT_DOUBLE_EQ(c.gap_ns, 250);
+  EXPECT_EQ(c.gap_scope, emulate::GapScope::kPort);
+  EXPECT_TRUE(c.emulating());
+  // Each alone is something to emulate; the scope alone is not.
+  for (const char* knob :
+       {"VERBSEMU_OVERHEAD", "VERBSEMU_RECV_OVERHEAD", "VERBSEMU_GAP"}) {
+    EXPECT_TRUE(SettingsFromEnv(FakeEnv({{knob, "1us"}})).settings.emulating())
+        << knob;
+  }
+  EXPECT_FALSE(SettingsFromEnv(FakeEnv({{"VERBSEMU_GAP_SCOPE", "port"}}))
+                   .settings.emulating());
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({})).settings.engine.gap_scope,
+            emulate::GapScope::kQp);
+}
+
+TEST(SettingsFromEnvTest, LogGpKnobsRefuseWithOneLine) {
+  const std::pair<const char*, const char*> bad[] = {
+      {"VERBSEMU_OVERHEAD", "-1us"},      {"VERBSEMU_OVERHEAD", "2 parsecs"},
+      {"VERBSEMU_RECV_OVERHEAD", "1xs"},  {"VERBSEMU_GAP", "3s"},
+      {"VERBSEMU_GAP", "normal(1us,1ns)"}, {"VERBSEMU_GAP_SCOPE", "node"}};
+  for (const auto& [knob, value] : bad) {
+    auto r = SettingsFromEnv(FakeEnv({{knob, value}}));
+    ASSERT_FALSE(r.ok()) << knob << "=" << value;
+    EXPECT_EQ(r.error.rfind(knob, 0), 0u) << r.error;
+    EXPECT_NE(r.error.find("expected"), std::string::npos) << r.error;
+    EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+  }
+  const std::string unit =
+      SettingsFromEnv(FakeEnv({{"VERBSEMU_GAP", "2 parsecs"}})).error;
+  EXPECT_NE(unit.find("unknown unit"), std::string::npos) << unit;
+  const std::string large =
+      SettingsFromEnv(FakeEnv({{"VERBSEMU_OVERHEAD", "2s"}})).error;
+  EXPECT_NE(large.find("more than one second"), std::string::npos) << large;
+}
+
 TEST(SettingsFromEnvTest, AmbiguousUnitsSayHowToWriteThem) {
   auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_BANDWIDTH", "3GB/s"}}));
   ASSERT_FALSE(r.ok());

@@ -115,7 +115,9 @@ void BandwidthHold(Analysis* a) {
   const PointResult* base = nullptr;
   std::vector<const PointResult*> shares;
   for (const PointResult& p : a->points) {
-    if (p.point.latency_ns != 0 || p.summary.n == 0) continue;
+    if (p.point.latency_ns != 0 || !p.point.plain() || p.summary.n == 0) {
+      continue;
+    }
     if (p.point.baseline()) base = &p;
     if (p.point.bandwidth_share > 0) shares.push_back(&p);
   }
@@ -137,7 +139,7 @@ void BandwidthHold(Analysis* a) {
 void Tolerances(const std::vector<RunRecord>& records, Analysis* a) {
   double max_us = 0, min_share = 1;
   for (const PointResult& p : a->points) {
-    if (p.summary.n == 0) continue;
+    if (p.summary.n == 0 || !p.point.plain()) continue;
     if (p.point.bandwidth_share == 1) {
       max_us = std::max(max_us, p.point.latency_ns / 1000);
     }
@@ -155,6 +157,46 @@ void Tolerances(const std::vector<RunRecord>& records, Analysis* a) {
   a->bandwidth_tolerance = BandwidthTolerance(a->bandwidth_blocked, min_share);
 }
 
+// The grid point of `r`; null for an index outside the grid.
+const GridPoint* PointOf(const Grid& grid, const RunRecord& r) {
+  if (r.point < 0 || static_cast<size_t>(r.point) >= grid.points.size()) {
+    return nullptr;
+  }
+  return &grid.points[static_cast<size_t>(r.point)];
+}
+
+// The runs at points with no LogGP axis set: the latency/bandwidth plane.
+std::vector<RunRecord> PlainRuns(const Grid& grid,
+                                 const std::vector<RunRecord>& records) {
+  std::vector<RunRecord> out;
+  for (const RunRecord& r : records) {
+    const GridPoint* p = PointOf(grid, r);
+    if (p == nullptr || p->plain()) out.push_back(r);
+  }
+  return out;
+}
+
+// Each LogGP axis alone: the metric against it in µs, over the points at
+// no latency, full bandwidth and no other such axis.
+void DurationFits(const Grid& grid, const std::vector<RunRecord>& records,
+                  Analysis* a) {
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    const Points pts =
+        Select(records, "app", [&grid, i](const RunRecord& r, double* x) {
+          const GridPoint* p = PointOf(grid, r);
+          if (p == nullptr || p->latency_ns != 0 || p->bandwidth_share != 1) {
+            return false;
+          }
+          for (size_t j = 0; j < kDurationAxisCount; ++j) {
+            if (j != i && p->durations_ns[j] != 0) return false;
+          }
+          *x = p->durations_ns[i] / 1000;
+          return true;
+        });
+    a->durations[i] = FitLine(pts.x, pts.y);
+  }
+}
+
 }  // namespace
 
 Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
@@ -169,21 +211,25 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
     if (!p.valid()) a.all_valid = false;
   }
   FlagNoisy(&a.points);
-  LatencyFits(records, &a);
+  DurationFits(grid, records, &a);
+  const std::vector<RunRecord> plain = PlainRuns(grid, records);
+  LatencyFits(plain, &a);
   Points medians;
   for (const PointResult& p : a.points) {
-    if (p.point.bandwidth_share != 1 || p.summary.n == 0) continue;
+    if (p.point.bandwidth_share != 1 || !p.point.plain() || p.summary.n == 0) {
+      continue;
+    }
     medians.x.push_back(p.point.latency_ns / 1000);
     medians.y.push_back(p.summary.median);
   }
   a.latency_medians = FitLine(medians.x, medians.y);
-  const Points bw = Select(records, "app", [](const RunRecord& r, double* x) {
+  const Points bw = Select(plain, "app", [](const RunRecord& r, double* x) {
     *x = r.bandwidth_share;
     return r.latency_ns == 0 && r.bandwidth_share > 0;
   });
   a.bandwidth = FitLine(bw.x, bw.y);
   BandwidthHold(&a);
-  Tolerances(records, &a);
+  Tolerances(plain, &a);
   return a;
 }
 

@@ -6,6 +6,7 @@
 #ifndef VERBSEMU_SWEEP_ANALYSIS_H_
 #define VERBSEMU_SWEEP_ANALYSIS_H_
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,6 +77,11 @@ struct Analysis {
   std::optional<double> holds_down_to;  // lowest share within 5% of base
   std::optional<double> first_beyond;   // highest share beyond 5%
   double beyond_change = 0;             // its median's relative change
+  // Per kDurationAxes row (sweep/grid.h): the metric against that axis in
+  // µs (for the gap: per µs between messages, i.e. per 1/message rate),
+  // over the points where no other axis is set. The fits above see only
+  // the points where none of these is set.
+  std::array<LineFit, kDurationAxisCount> durations;
   bool all_valid = true;
   int failed_runs = 0, invalid_runs = 0;
 };

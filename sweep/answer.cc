@@ -145,7 +145,9 @@ std::vector<std::pair<std::string, std::string>> LlampFiles(const Analysis& a) {
   const std::string sensitivity = Fmt("%.9g", f.slope * ns / 1e3);
   std::string sens = "L,sensitivity\n", runtime = "L,runtime\n";
   for (const PointResult& p : a.points) {
-    if (p.point.bandwidth_share != 1 || p.summary.n == 0) continue;
+    if (p.point.bandwidth_share != 1 || !p.point.plain() || p.summary.n == 0) {
+      continue;
+    }
     const std::string l = Fmt("%.9g", p.point.latency_ns);
     sens += l + "," + sensitivity + "\n";
     runtime += l + "," + Fmt("%.9g", p.summary.median * ns) + "\n";

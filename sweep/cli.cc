@@ -311,6 +311,7 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
     const GridPoint& point = grid.points[static_cast<size_t>(planned.point)];
     if (r.run != static_cast<int>(i) || r.point != planned.point ||
         r.latency != point.latency || r.bandwidth != point.bandwidth ||
+        r.durations != point.durations ||
         (r.program == "pingpong") != planned.pingpong) {
       return false;
     }

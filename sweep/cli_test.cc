@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
 #include <set>
 
 #include "sweep/cli_test_util.h"
@@ -123,6 +124,56 @@ TEST_F(SweepCliTest, EveryRunGetsTheShimAndItsPointsSettings) {
     EXPECT_EQ(r.bw_mode, r.bandwidth == "50%" ? "pace" : "");
   }
   EXPECT_EQ(runs->size(), 50u);  // 5 latencies x 2 bandwidths x 5 blocks
+}
+
+// LogGP axes: every run gets its point's knobs, runs.csv and sweep.json
+// record them, and each axis gets its slope (the latency fit keeps to the
+// points where none is set). The fake responds 50 + 4 x overhead + 10 x gap
+// (in µs).
+TEST_F(SweepCliTest, LogGpAxesAreSweptRecordedAndFitted) {
+  struct ByOverhead : FakeCommand {
+    std::vector<RunRequest> seen;
+    RunOutcome Run(const RunRequest& r) override {
+      seen.push_back(r);
+      RunOutcome o = FakeCommand::Run(r);
+      auto us = [&r](const char* knob) {
+        return *units::ParseDurationNs(EnvOf(r, knob), nullptr) / 1e3;
+      };
+      char out[64];
+      std::snprintf(out, sizeof out, "value t=%.4f\n",
+                    50 + 4 * us("VERBSEMU_OVERHEAD") + 10 * us("VERBSEMU_GAP"));
+      std::ofstream(r.log_path) << out;
+      o.output = out;
+      return o;
+    }
+  } rec;
+  rec.slope = 0;
+  ctx_.executor = &rec;
+  auto args = Args({"--overhead", "0,1us,2us", "--gap", "0,500ns"});
+  args[1] = "0";
+  ASSERT_EQ(Sweep(args), 0) << stderr_;
+  std::string why;
+  const auto runs = ReadRunsCsv(Slurp(dir_ / "runs.csv"), &why);
+  ASSERT_TRUE(runs) << why;
+  ASSERT_EQ(runs->size(), 6u * 5);  // 3 overheads x 2 gaps x 5 blocks
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const RunRequest& req = rec.seen[i + 1];
+    const RunRecord& r = (*runs)[i];
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_OVERHEAD"), r.durations[0]);
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_RECV_OVERHEAD"), "0");
+    EXPECT_EQ(EnvOf(req, "VERBSEMU_GAP"), r.durations[2]);
+  }
+  const Json fits = Result()["fits"];
+  EXPECT_NEAR(fits["overhead"]["slope"].get<double>(), 4, 1e-6) << fits;
+  EXPECT_NEAR(fits["gap"]["slope"].get<double>(), 10, 1e-6) << fits;
+  EXPECT_TRUE(fits["recv_overhead"].is_null());
+  EXPECT_EQ(Result()["points"][2]["overhead"], "1us");
+  EXPECT_EQ(Result()["runs"][0]["gap_ns"].is_number(), true);
+  EXPECT_NE(stdout_.find("slope against overhead: +4 per µs"),
+            std::string::npos)
+      << stdout_;
+  EXPECT_NE(stdout_.find("[overhead 2us, gap 500ns]"), std::string::npos)
+      << stdout_;
 }
 
 TEST_F(SweepCliTest, InterruptedSweepResumesWhereItStopped) {

@@ -35,8 +35,11 @@ std::string LastLine(const std::string& text) {
 }
 
 std::vector<std::string> SweepVariables() {
-  return {"LD_PRELOAD", Env("--latency"), Env("--bandwidth"), Env("--bw-mode"),
-          Env("--report")};
+  std::vector<std::string> vars = {"LD_PRELOAD", Env("--latency"),
+                                   Env("--bandwidth"), Env("--bw-mode"),
+                                   Env("--report")};
+  for (const DurationAxis& a : kDurationAxes) vars.push_back(Env(a.flag));
+  return vars;
 }
 
 std::string RunTag(size_t index) {
@@ -80,6 +83,10 @@ RunRequest SweepEngine::Request(size_t index) const {
       {Env("--bw-mode"), plan_.bw_mode},
       {Env("--report"),
        fs::absolute(ReportDir(plan_.out_dir, index)).string() + "/%h.%p.txt"}};
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    req.env.emplace_back(Env(kDurationAxes[i].flag),
+                         point.durations_ns[i] > 0 ? point.durations[i] : "0");
+  }
   return req;
 }
 
@@ -96,6 +103,8 @@ RunRecord SweepEngine::RunOne(size_t index) {
   r.bandwidth = point.bandwidth;
   r.bandwidth_share = point.bandwidth_share;
   r.bw_mode = point.bandwidth_share == 1 ? "" : plan_.bw_mode;
+  r.durations = point.durations;
+  r.durations_ns = point.durations_ns;
   const RunRequest req = Request(index);
   std::error_code ec;
   fs::remove_all(ReportDir(plan_.out_dir, index), ec);

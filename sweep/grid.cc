@@ -41,46 +41,108 @@ std::vector<std::pair<std::string, std::string>> GridPoint::Environment(
     env.emplace_back(shim::FindKnobByFlag("--bandwidth")->env, bandwidth);
     env.emplace_back(shim::FindKnobByFlag("--bw-mode")->env, bw_mode);
   }
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    if (durations_ns[i] > 0) {
+      env.emplace_back(shim::FindKnobByFlag(kDurationAxes[i].flag)->env,
+                       durations[i]);
+    }
+  }
   return env;
 }
 
+namespace {
+
+// The point of latency `l`, bandwidth `b` and one value per duration axis;
+// "" with `*p` set, else why not.
+std::string MakePoint(const std::string& l, const std::string& b,
+                      const DurationTexts& d, GridPoint* p) {
+  shim::Settings s;
+  std::string err = l == "0" ? "" : Apply("--latency", l, &s);
+  if (err.empty()) err = Apply("--bandwidth", b, &s);
+  for (size_t i = 0; i < kDurationAxisCount && err.empty(); ++i) {
+    err = Apply(kDurationAxes[i].flag, d[i], &s);
+  }
+  if (!err.empty()) return err;
+  *p = GridPoint{l, b, s.engine.latency_ns, 1, d, {}};
+  const emulate::Config& c = s.engine;
+  p->durations_ns = {c.overhead_ns, c.recv_overhead_ns, c.gap_ns};
+  const auto& target = c.bandwidth;
+  if (target.kind == emulate::BandwidthTarget::Kind::kFraction) {
+    p->bandwidth_share = target.fraction;
+  } else if (target.kind == emulate::BandwidthTarget::Kind::kAbsolute) {
+    p->bandwidth_share = 0;
+  }
+  return "";
+}
+
+bool SamePoint(const GridPoint& a, const GridPoint& b) {
+  return a.latency_ns == b.latency_ns && a.bandwidth == b.bandwidth &&
+         a.durations_ns == b.durations_ns;
+}
+
+// Every combination of one value from each list, the first list's values
+// outermost.
+std::vector<DurationTexts> Combinations(
+    const std::array<std::vector<std::string>, kDurationAxisCount>& lists) {
+  std::vector<DurationTexts> out(1);
+  for (size_t axis = 0; axis < kDurationAxisCount; ++axis) {
+    std::vector<DurationTexts> next;
+    for (const DurationTexts& prefix : out) {
+      for (const std::string& v : lists[axis]) {
+        next.push_back(prefix);
+        next.back()[axis] = v;
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<Grid> ParseGrid(std::string_view latencies,
-                              std::string_view bandwidths, std::string* why) {
+                              std::string_view bandwidths,
+                              const DurationTexts& durations,
+                              std::string* why) {
   const std::vector<std::string> lat = SplitList(latencies);
   const std::vector<std::string> bw = bandwidths.empty()
                                           ? std::vector<std::string>{"100%"}
                                           : SplitList(bandwidths);
+  std::array<std::vector<std::string>, kDurationAxisCount> lists;
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    lists[i] = durations[i].empty() ? std::vector<std::string>{"0"}
+                                    : SplitList(durations[i]);
+  }
+  const std::vector<DurationTexts> combos = Combinations(lists);
   Grid g;
   for (const std::string& l : lat) {
     for (const std::string& b : bw) {
-      shim::Settings s;
-      std::string err = l == "0" ? "" : Apply("--latency", l, &s);
-      if (err.empty()) err = Apply("--bandwidth", b, &s);
-      if (!err.empty()) {
-        *why = err;
-        return std::nullopt;
-      }
-      GridPoint p{l, b, s.engine.latency_ns, 1};
-      const auto& target = s.engine.bandwidth;
-      if (target.kind == emulate::BandwidthTarget::Kind::kFraction) {
-        p.bandwidth_share = target.fraction;
-      } else if (target.kind == emulate::BandwidthTarget::Kind::kAbsolute) {
-        p.bandwidth_share = 0;
-      }
-      for (const GridPoint& q : g.points) {
-        if (q.latency_ns == p.latency_ns && q.bandwidth == p.bandwidth) {
-          *why = "the grid names latency ";
-          *why += l;
-          *why += " with bandwidth ";
-          *why += b;
-          *why += " twice";
-          return std::nullopt;
+      for (const DurationTexts& d : combos) {
+        GridPoint p;
+        *why = MakePoint(l, b, d, &p);
+        if (!why->empty()) return std::nullopt;
+        for (const GridPoint& q : g.points) {
+          if (SamePoint(p, q)) {
+            *why = "the grid names latency " + l + " with bandwidth " + b;
+            for (size_t i = 0; i < kDurationAxisCount; ++i) {
+              if (p.durations_ns[i] != 0) {
+                *why += ", " + std::string(kDurationAxes[i].name) + " " + d[i];
+              }
+            }
+            *why += " twice";
+            return std::nullopt;
+          }
         }
+        g.points.push_back(p);
       }
-      g.points.push_back(p);
     }
   }
   return g;
+}
+
+std::optional<Grid> ParseGrid(std::string_view latencies,
+                              std::string_view bandwidths, std::string* why) {
+  return ParseGrid(latencies, bandwidths, DurationTexts{}, why);
 }
 
 void EnsureBaseline(Grid* grid) {

@@ -32,6 +32,41 @@ TEST(ParseGridTest, EnvironmentComesFromTheKnobTable) {
   EXPECT_EQ(env[2].second, "pace");
 }
 
+TEST(ParseGridTest, LogGpAxesMultiplyTheGrid) {
+  std::string why;
+  const auto g = ParseGrid("0,1us", "", {"0,1us,2us", "", "0,500ns"}, &why);
+  ASSERT_TRUE(g) << why;
+  ASSERT_EQ(g->points.size(), 2u * 3 * 1 * 2);
+  EXPECT_TRUE(g->points[0].baseline());
+  // Latency-major, then overhead, receive overhead, gap.
+  const GridPoint& p = g->points[3];
+  EXPECT_EQ(p.latency_ns, 0);
+  EXPECT_EQ(p.durations, (DurationTexts{"1us", "0", "500ns"}));
+  EXPECT_EQ(p.durations_ns, (DurationNs{1000, 0, 500}));
+  EXPECT_FALSE(p.plain());
+  EXPECT_FALSE(p.baseline());
+  EXPECT_TRUE(g->points[6].plain());
+  EXPECT_EQ(g->points[6].latency_ns, 1000);
+  const auto env = p.Environment("pad");
+  ASSERT_EQ(env.size(), 2u);
+  EXPECT_EQ(env[0], (std::pair<std::string, std::string>{"VERBSEMU_OVERHEAD",
+                                                         "1us"}));
+  EXPECT_EQ(env[1],
+            (std::pair<std::string, std::string>{"VERBSEMU_GAP", "500ns"}));
+}
+
+TEST(ParseGridTest, BadOrRepeatedLogGpValuesAreOneLine) {
+  std::string why;
+  EXPECT_FALSE(ParseGrid("0", "", {"0,-1us", "", ""}, &why));
+  EXPECT_NE(why.find("--overhead"), std::string::npos) << why;
+  EXPECT_NE(why.find("VERBSEMU_OVERHEAD"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos);
+  EXPECT_FALSE(ParseGrid("0", "", {"", "2 parsecs", ""}, &why));
+  EXPECT_NE(why.find("--recv-overhead"), std::string::npos) << why;
+  EXPECT_FALSE(ParseGrid("0", "", {"", "", "1us,1000ns"}, &why));
+  EXPECT_NE(why.find("gap 1000ns twice"), std::string::npos) << why;
+}
+
 TEST(ParseGridTest, BadInputIsOneLine) {
   std::string why;
   EXPECT_FALSE(ParseGrid("0,2parsecs", "", &why));

@@ -16,23 +16,34 @@ std::string Fmt(const char* format, double v) {
   return buf;
 }
 
+// The LogGP axes a point sets, "  [overhead 1us, gap 500ns]"; "" for none.
+std::string AxesText(const GridPoint& p) {
+  std::string out;
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    if (p.durations_ns[i] == 0) continue;
+    out += (out.empty() ? "  [" : ", ") + std::string(kDurationAxes[i].name) +
+           " " + p.durations[i];
+  }
+  return out.empty() ? "" : out + "]";
+}
+
 std::string PointRow(const PointResult& p) {
   char row[256];
   const Summary& s = p.summary;
   if (s.n == 0) {
-    std::snprintf(row, sizeof row, "%-9s %-10s %4d %6d %7d   no valid run%s\n",
+    std::snprintf(row, sizeof row, "%-9s %-10s %4d %6d %7d   no valid run%s",
                   p.point.latency.c_str(), p.point.bandwidth.c_str(), p.runs,
                   p.failed, p.invalid, p.invalid ? "  INVALID" : "");
-    return row;
+    return row + AxesText(p.point) + "\n";
   }
   std::snprintf(row, sizeof row,
                 "%-9s %-10s %4d %6d %7d %12.6g [%.6g, %.6g] %12.6g ± %.3g "
-                "%5.1f%%%s%s\n",
+                "%5.1f%%%s%s",
                 p.point.latency.c_str(), p.point.bandwidth.c_str(), p.runs,
                 p.failed, p.invalid, s.median, s.median_ci.lo, s.median_ci.hi,
                 s.mean, (s.mean_ci.hi - s.mean_ci.lo) / 2, p.cv * 100,
                 p.noisy ? "  NOISY" : "", p.invalid ? "  INVALID" : "");
-  return row;
+  return row + AxesText(p.point) + "\n";
 }
 
 std::string SlopeLine(const char* what, const LineFit& f, const char* unit) {
@@ -66,6 +77,14 @@ std::string FitLines(const Analysis& a) {
            (a.runtime_metric ? "" : ", taking the metric to be in seconds") +
            "\n";
   }
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    const std::string what =
+        "slope against " + std::string(kDurationAxes[i].name);
+    out += SlopeLine(what.c_str(), a.durations[i],
+                     kDurationAxes[i].name == "gap"
+                         ? "per µs between messages (1/message rate)"
+                         : "per µs");
+  }
   out += SlopeLine("slope against bandwidth share", a.bandwidth,
                    "per unit share (1 = the full link)");
   if (a.holds_down_to || a.first_beyond) {
@@ -81,6 +100,15 @@ std::string FitLines(const Analysis& a) {
   return out;
 }
 
+// NAME and NAME_ns per kDurationAxes row.
+void AddDurations(const DurationTexts& texts, const DurationNs& ns, Json* j) {
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    const std::string name(kDurationAxes[i].name);
+    (*j)[name] = texts[i];
+    (*j)[name + "_ns"] = ns[i];
+  }
+}
+
 Json FitJson(const LineFit& f) {
   if (!f.ok) return nullptr;
   return {{"slope", f.slope},
@@ -94,7 +122,7 @@ Json RunJson(const RunRecord& r,
              const std::vector<std::pair<std::string, std::string>>& reports) {
   Json rep = Json::object();
   for (const auto& [name, text] : reports) rep[name] = text;
-  return {{"run", r.run},
+  Json j = {{"run", r.run},
           {"block", r.block},
           {"point", r.point},
           {"program", r.program},
@@ -109,6 +137,8 @@ Json RunJson(const RunRecord& r,
           {"valid", r.valid},
           {"reason", r.reason},
           {"reports", rep}};
+  AddDurations(r.durations, r.durations_ns, &j);
+  return j;
 }
 
 }  // namespace
@@ -129,7 +159,7 @@ namespace {
 
 Json PointJson(const PointResult& p) {
   const Summary& s = p.summary;
-  return {{"latency", p.point.latency},
+  Json j = {{"latency", p.point.latency},
           {"latency_ns", p.point.latency_ns},
           {"bandwidth", p.point.bandwidth},
           {"bandwidth_share", p.point.bandwidth_share},
@@ -146,6 +176,8 @@ Json PointJson(const PointResult& p) {
           {"cv", p.cv},
           {"noisy", p.noisy},
           {"first_reason", p.first_reason}};
+  AddDurations(p.point.durations, p.point.durations_ns, &j);
+  return j;
 }
 
 Json FitsJson(const Analysis& a) {
@@ -163,6 +195,9 @@ Json FitsJson(const Analysis& a) {
                {"latency_medians", FitJson(a.latency_medians)},
                {"pingpong", FitJson(a.pingpong)},
                {"bandwidth", FitJson(a.bandwidth)}};
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    fits[std::string(kDurationAxes[i].name)] = FitJson(a.durations[i]);
+  }
   if (a.c_a_raw) {
     fits["c_a_raw"] = {{"value", *a.c_a_raw},
                        {"ci", {a.c_a_raw_ci.lo, a.c_a_raw_ci.hi}}};

@@ -1,5 +1,6 @@
 #include "sweep/plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -9,74 +10,21 @@
 
 #include "emulate/units.h"
 #include "sweep/metric.h"
+#include "sweep/precision_options.h"
 
 namespace verbsemu::sweep {
 namespace {
 
 using Json = nlohmann::json;
 
-// A wall-clock budget: the shim's durations (300s, 1500ms) and minutes or
-// hours (90m, 45min, 2h); nullopt for anything else or not above 0.
-std::optional<double> BudgetSeconds(const std::string& value) {
-  const auto per = [&](const char* unit) {
-    return value.size() > std::strlen(unit) && value.ends_with(unit);
-  };
-  double scale = 0;
-  size_t cut = 0;
-  if (per("h")) {
-    scale = 3600, cut = 1;
-  } else if (per("min")) {
-    scale = 60, cut = 3;
-  } else if (per("m")) {
-    scale = 60, cut = 1;
+const DurationAxis* FindAxis(const std::string& flag) {
+  for (const DurationAxis& a : kDurationAxes) {
+    if (a.flag == flag) return &a;
   }
-  std::string why;
-  if (scale == 0) {
-    const auto ns = units::ParseDurationNs(value, &why);
-    return ns && *ns > 0 ? std::optional<double>(*ns / 1e9) : std::nullopt;
-  }
-  const std::string number = value.substr(0, value.size() - cut);
-  char* end = nullptr;
-  const double v = std::strtod(number.c_str(), &end);
-  if (*end != '\0' || !(v > 0) || !std::isfinite(v)) return std::nullopt;
-  return v * scale;
+  return nullptr;
 }
 
-// --precision, --max-blocks and --budget into `out`; false for others.
-bool SetPrecisionOption(const std::string& name, const std::string& value,
-                        ParsedArgs* out) {
-  char* end = nullptr;
-  if (name == "--precision") {
-    const bool percent = value.ends_with('%');
-    const std::string number = value.substr(0, value.size() - percent);
-    double rel = std::strtod(number.c_str(), &end);
-    if (percent) rel /= 100;
-    if (number.empty() || *end != '\0' || !(rel > 0 && rel < 1)) {
-      out->error = "--precision='" + value +
-                   "': expected a fraction above 0 and below 1, such as "
-                   "0.05 (or 5%) for an interval within 5% of the estimate";
-    }
-    out->precision = rel;
-  } else if (name == "--max-blocks") {
-    const long n = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || n < 1 || n > 10000) {
-      out->error =
-          "--max-blocks='" + value + "': expected a whole number 1..10000";
-    }
-    out->max_blocks = static_cast<int>(n);
-  } else if (name == "--budget") {
-    const auto s =
-        value == "none" ? std::optional<double>(0) : BudgetSeconds(value);
-    if (!s) {
-      out->error = "--budget='" + value +
-                   "': expected a wall time such as 90m, 2h or 600s, or none";
-    }
-    out->budget_s = s.value_or(0);
-  } else {
-    return false;
-  }
-  return true;
-}
+std::string PlanKey(const DurationAxis& a) { return std::string(a.name) + "s"; }
 
 // Options that take a value, and where it goes.
 bool SetOption(const std::string& name, const std::string& value,
@@ -92,6 +40,8 @@ bool SetOption(const std::string& name, const std::string& value,
       out->error = "--bw-mode='" + value + "': expected pad or pace";
     }
     plan->bw_mode = value;
+  } else if (const DurationAxis* axis = FindAxis(name)) {
+    plan->durations[static_cast<size_t>(axis - kDurationAxes.data())] = value;
   } else if (name == "--repeat") {
     char* end = nullptr;
     const long n = std::strtol(value.c_str(), &end, 10);
@@ -220,19 +170,27 @@ void FinishArgs(std::vector<std::string> command, int options,
 }  // namespace
 
 std::string SweepUsage() {
+  std::string axes;
+  for (const DurationAxis& a : kDurationAxes) {
+    std::string left = "  " + std::string(a.flag) + " LIST";
+    left.resize(std::max<size_t>(left.size() + 1, 21), ' ');
+    axes += left + std::string(a.help) + "\n";
+  }
   return "usage: verbsemu sweep [FLAGS] -- COMMAND ARGS...\n"
          "       verbsemu sweep --resume DIR [--retry-failed] [--force]\n"
          "                      [--precision REL] [--max-blocks N] "
          "[--budget T]\n"
          "  --latency LIST     added one-way latencies (0,1us,2us,5us)\n"
          "  --bandwidth LIST   bandwidths: shares (100%,50%) or rates\n"
-         "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n"
+         "  --bw-mode pad|pace how bandwidth is taken away (default pad)\n" +
+         axes +
          "  --repeat N         blocks; each runs every point once (5)\n"
          "  --precision REL    add blocks until the estimate's 95% interval\n"
          "                     is within REL of it (0.05 or 5%); --repeat\n"
          "                     blocks (3 unless given) run first\n"
          "  --max-blocks N     (with --precision) at most N blocks (20)\n"
-         "  --budget T         (with --precision) add no block that would take\n"
+         "  --budget T         (with --precision) add no block that would "
+         "take\n"
          "                     the runs past T (90m, 2h; default none)\n"
          "  --metric M         runtime | preset:NAME[:ARG] | regex:PATTERN |\n"
          "                     json:POINTER\n"
@@ -326,7 +284,8 @@ std::string GoalText(const PrecisionGoal& goal) {
 }
 
 std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why) {
-  std::optional<Grid> grid = ParseGrid(plan.latencies, plan.bandwidths, why);
+  std::optional<Grid> grid =
+      ParseGrid(plan.latencies, plan.bandwidths, plan.durations, why);
   if (grid) EnsureBaseline(&*grid);
   return grid;
 }
@@ -373,27 +332,31 @@ std::string PlanToJson(const SweepPlan& plan) {
   for (const PlannedRun& r : plan.order) {
     order.push_back({r.block, r.point, r.pingpong ? 1 : 0});
   }
-  const Json j = {{"version", 1},
-                  {"latencies", plan.latencies},
-                  {"bandwidths", plan.bandwidths},
-                  {"bw_mode", plan.bw_mode},
-                  {"repeat", plan.repeat},
-                  {"precision", GoalJson(plan.precision)},
-                  {"seed", plan.seed},
-                  {"metric", plan.metric},
-                  {"metric_file", plan.metric_file},
-                  {"metric_name", plan.metric_name},
-                  {"metric_unit", plan.metric_unit},
-                  {"command", plan.command},
-                  {"pingpong", plan.pingpong},
-                  {"plot", plan.plot},
-                  {"timeout_s", plan.timeout_s},
-                  {"allow_unemulated", plan.allow_unemulated},
-                  {"shim",
-                   {{"path", plan.shim_path},
-                    {"version", plan.shim_version},
-                    {"digest", plan.shim_digest}}},
-                  {"order", order}};
+  Json j = {{"version", 1},
+            {"latencies", plan.latencies},
+            {"bandwidths", plan.bandwidths},
+            {"bw_mode", plan.bw_mode},
+            {"repeat", plan.repeat},
+            {"precision", GoalJson(plan.precision)},
+            {"seed", plan.seed},
+            {"metric", plan.metric},
+            {"metric_file", plan.metric_file},
+            {"metric_name", plan.metric_name},
+            {"metric_unit", plan.metric_unit},
+            {"command", plan.command},
+            {"pingpong", plan.pingpong},
+            {"plot", plan.plot},
+            {"timeout_s", plan.timeout_s},
+            {"allow_unemulated", plan.allow_unemulated},
+            {"shim",
+             {{"path", plan.shim_path},
+              {"version", plan.shim_version},
+              {"digest", plan.shim_digest}}},
+            {"order", order}};
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    j[PlanKey(kDurationAxes[i])] =
+        plan.durations[i].empty() ? "0" : plan.durations[i];
+  }
   return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
@@ -463,6 +426,9 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.timeout_s = j.at("timeout_s");
     // Not in the plans of older versions.
     plan.allow_unemulated = j.value("allow_unemulated", false);
+    for (size_t i = 0; i < kDurationAxisCount; ++i) {
+      plan.durations[i] = j.value(PlanKey(kDurationAxes[i]), "0");
+    }
     const Json shim = j.value("shim", Json::object());
     plan.shim_path = shim.value("path", "");
     plan.shim_version = shim.value("version", "");

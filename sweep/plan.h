@@ -35,6 +35,7 @@ struct SweepPlan {
   std::string latencies = "0";  // as given
   std::string bandwidths;       // "" means 100%
   std::string bw_mode = "pad";
+  DurationTexts durations;  // per kDurationAxes row, as given; "": "0"
   int repeat = 5;  // blocks planned (with --precision: so far)
   PrecisionGoal precision;
   uint64_t seed = 0;

@@ -29,6 +29,38 @@ TEST(PlanTest, FlagsAndTheCommand) {
   EXPECT_EQ(q.plan->command, (std::vector<std::string>{"./app", "-v"}));
 }
 
+TEST(PlanTest, LogGpAxesAreOptionsKeptInThePlan) {
+  ParsedArgs p = ParseSweepArgs(
+      {"--overhead", "0,1us", "--recv-overhead=0,2us", "--gap", "0,250ns",
+       "--", "./app"},
+      "o", 1);
+  ASSERT_TRUE(p.plan) << p.error;
+  EXPECT_EQ(p.plan->durations, (DurationTexts{"0,1us", "0,2us", "0,250ns"}));
+  std::string why;
+  const auto grid = PlanGrid(*p.plan, &why);
+  ASSERT_TRUE(grid) << why;
+  EXPECT_EQ(grid->points.size(), 8u);
+  const nlohmann::json j = nlohmann::json::parse(PlanToJson(*p.plan));
+  EXPECT_EQ(j["overheads"], "0,1us");
+  EXPECT_EQ(j["recv_overheads"], "0,2us");
+  EXPECT_EQ(j["gaps"], "0,250ns");
+  const auto back = PlanFromJson(PlanToJson(*p.plan), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->durations, p.plan->durations);
+  // A plan written before these axes: none swept.
+  nlohmann::json old = j;
+  for (const char* key : {"overheads", "recv_overheads", "gaps"}) {
+    old.erase(key);
+  }
+  const auto older = PlanFromJson(old.dump(), &why);
+  ASSERT_TRUE(older) << why;
+  EXPECT_EQ(older->durations, (DurationTexts{"0", "0", "0"}));
+  EXPECT_NE(SweepUsage().find("--recv-overhead LIST"), std::string::npos);
+  const ParsedArgs bad = ParseSweepArgs({"--gap", "1xs", "--", "./a"}, "o", 1);
+  EXPECT_NE(bad.error.find("--gap: VERBSEMU_GAP='1xs'"), std::string::npos)
+      << bad.error;
+}
+
 // A run that hangs must not hold the sweep forever: a real default, shown
 // in the usage and kept in plan.json.
 TEST(PlanTest, ARunHasATimeoutByDefault) {

@@ -11,7 +11,9 @@ constexpr const char* kColumns[] = {
     "run",        "block",     "point",           "program", "latency",
     "latency_ns", "bandwidth", "bandwidth_share", "bw_mode", "metric",
     "wall_s",     "status",    "valid",           "reports", "reason"};
-constexpr size_t kNumColumns = std::size(kColumns);
+// Then two per kDurationAxes row: NAME (as given) and NAME_ns.
+constexpr size_t kFixedColumns = std::size(kColumns);
+constexpr size_t kNumColumns = kFixedColumns + 2 * kDurationAxisCount;
 
 std::string Quote(const std::string& field) {
   if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
@@ -85,6 +87,12 @@ bool FromFields(const std::vector<std::string>& f, RunRecord* r) {
     if (!ToDouble(f[9], &metric)) return false;
     r->metric = metric;
   }
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    r->durations[i] = f[kFixedColumns + 2 * i];
+    if (!ToDouble(f[kFixedColumns + 2 * i + 1], &r->durations_ns[i])) {
+      return false;
+    }
+  }
   return ToInt(f[0], &r->run) && ToInt(f[1], &r->block) &&
          ToInt(f[2], &r->point) && ToDouble(f[5], &r->latency_ns) &&
          ToDouble(f[7], &r->bandwidth_share) && ToDouble(f[10], &r->wall_s) &&
@@ -97,6 +105,9 @@ bool FromFields(const std::vector<std::string>& f, RunRecord* r) {
 std::string RunsCsvHeader() {
   std::string h;
   for (const char* c : kColumns) h += (h.empty() ? "" : ",") + std::string(c);
+  for (const DurationAxis& a : kDurationAxes) {
+    h += "," + std::string(a.name) + "," + std::string(a.name) + "_ns";
+  }
   return h;
 }
 
@@ -111,8 +122,11 @@ std::string RunsCsvRow(const RunRecord& r) {
       r.valid ? "1" : "0",     std::to_string(r.reports),
       Quote(r.reason)};
   std::string row;
-  for (size_t i = 0; i < kNumColumns; ++i) {
+  for (size_t i = 0; i < kFixedColumns; ++i) {
     row += (i ? "," : "") + fields[i];
+  }
+  for (size_t i = 0; i < kDurationAxisCount; ++i) {
+    row += "," + Quote(r.durations[i]) + "," + Num(r.durations_ns[i]);
   }
   return row;
 }

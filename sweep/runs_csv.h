@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sweep/grid.h"
+
 namespace verbsemu::sweep {
 
 struct RunRecord {
@@ -26,6 +28,9 @@ struct RunRecord {
   bool valid = false;  // succeeded, metric read, every process emulated
   int reports = 0;     // shim reports the run's processes wrote
   std::string reason;  // why not valid; empty when valid
+  // Per kDurationAxes row (sweep/grid.h): as given, and in ns.
+  DurationTexts durations = {"0", "0", "0"};
+  DurationNs durations_ns = {};
 };
 
 // The header line (no newline), and one row (no newline).

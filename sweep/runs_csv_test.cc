@@ -45,6 +45,21 @@ TEST(RunsCsvTest, RowsRoundTripWithQuotesAndCommas) {
   }
 }
 
+TEST(RunsCsvTest, LogGpValuesRoundTrip) {
+  RunRecord r = Sample();
+  r.durations = {"1us", "0", "250ns"};
+  r.durations_ns = {1000, 0, 250};
+  std::string why;
+  const auto runs =
+      ReadRunsCsv(RunsCsvHeader() + "\n" + RunsCsvRow(r) + "\n", &why);
+  ASSERT_TRUE(runs) << why;
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].durations, r.durations);
+  EXPECT_EQ((*runs)[0].durations_ns, r.durations_ns);
+  EXPECT_TRUE(RunsCsvHeader().ends_with(
+      ",overhead,overhead_ns,recv_overhead,recv_overhead_ns,gap,gap_ns"));
+}
+
 TEST(RunsCsvTest, ARowCutShortIsLeftOutAndABadOneRefused) {
   std::string why;
   const std::string whole =

@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 
+#include "emulate/gap_clock.h"
 #include "shim/internal/boundary.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/faults.h"
@@ -141,9 +142,44 @@ uint64_t WaitOneLeg(QpState* q, uint64_t t0) {
   return WaitTo(t0, deadline);
 }
 
+uint64_t SpinOverhead(uint64_t t0, uint64_t wrs) {
+  const Engine& e = E();
+  if (!e.overhead.enabled() || wrs == 0) return t0;
+  emulate::TscClock clock{e.cal.spin_pause};
+  return emulate::SpinUntil(clock, e.overhead.Deadline(t0, wrs));
+}
+
+uint64_t GapStart(QpState* q, PortLink* link, uint64_t release,
+                  uint64_t wrs) {
+  const Engine& e = E();
+  if (e.gap_ticks == 0 || wrs == 0) return release;
+  const uint64_t span = wrs * e.gap_ticks;
+  if (e.gap_port && link != nullptr) {
+    return emulate::ReserveGap(*link->gap_next, release, span,
+                               e.gap_burst_ticks, link->gap_max_ahead_ticks);
+  }
+  return emulate::ReserveGap(q->gap_next, release, span, e.gap_burst_ticks);
+}
+
+void SpinRecvOverhead(const ibv_wc* wc, int n) {
+  uint64_t recvs = 0;
+  for (int i = 0; i < n; ++i) {
+    const bool received = wc[i].opcode == IBV_WC_RECV ||
+                          wc[i].opcode == IBV_WC_RECV_RDMA_WITH_IMM;
+    if (wc[i].status == IBV_WC_SUCCESS && received) ++recvs;
+  }
+  if (recvs == 0) return;
+  const Engine& e = E();
+  emulate::TscClock clock{e.cal.spin_pause};
+  emulate::SpinUntil(clock, e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
+}
+
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
                  LatencyLaw* law) {
   Engine& e = E();
+  // A loopback QP's traffic crosses no link: no overhead, no gap.
+  const bool loopback = q->loopback.load(std::memory_order_relaxed);
+  if (!loopback) t0 = SpinOverhead(t0, shape.wrs);
   uint64_t release = t0;
   PortLink* link = q->link.load(std::memory_order_acquire);
   if (link != nullptr) {
@@ -158,6 +194,8 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
       release = std::max(release, link->pacer_in->Reserve(t0, shape.in_bytes));
     }
   }
+  // The message starts at the later of its bandwidth's and its gap's.
+  if (!loopback) release = GapStart(q, link, release, shape.wrs);
   const uint64_t legs = LatencyEnabled(q, law) ? shape.LegsOwed() : 0;
   *owes = legs > 0 || release != t0;
   return legs > 0 ? OneWayDeadline(q, release, legs, law) : release;
@@ -167,7 +205,8 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,
                            LatencyLaw* law) {
   bool owes = false;
   const uint64_t deadline = DueTime(q, t0, shape, &owes, law);
-  return owes ? WaitTo(t0, deadline) : 0;
+  if (owes) return WaitTo(t0, deadline);
+  return E().overhead.enabled() ? emulate::ReadTsc() - t0 : 0;
 }
 
 void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,
@@ -261,6 +300,12 @@ int ReqNotifyCqDeferring(ibv_cq* cq, int solicited_only) {
 }
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+  const int n = PollCqCounted(cq, num_entries, wc);
+  if (n > 0 && E().recv_overhead.enabled()) SpinRecvOverhead(wc, n);
+  return n;
+}
+
+int PollCqCounted(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   if ((++tl_polls & kSampleMask) != 0) {
     ContextState* c = E().contexts.Find(cq->context);
     if (c == nullptr) return -1;

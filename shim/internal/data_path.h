@@ -11,6 +11,7 @@
 
 namespace verbsemu::shim::internal {
 
+struct PortLink;
 struct QpState;
 struct ThreadCache;
 class LatencyLaw;
@@ -27,8 +28,21 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,
 // What EmulateBeforePost waits for, without waiting (the defer mode): the
 // TSC at which the post may reach the provider; `*owes` false when nothing
 // (no pacing, no latency) holds it back.
+// The posting call's overhead (LogGP's o, VERBSEMU_OVERHEAD) is spun here
+// first, inside the call whichever the mode; the message then starts no
+// sooner than its gap (VERBSEMU_GAP) allows.
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
                  LatencyLaw* law = nullptr);
+
+// LogGP's o: spins (CPU time, never a sleep) from `t0` for the overhead of
+// `wrs` WRs; returns when it ended (`t0` when there is none).
+uint64_t SpinOverhead(uint64_t t0, uint64_t wrs);
+// LogGP's g: reserves `wrs` gaps on `q`'s schedule, or its port's `link`'s
+// (VERBSEMU_GAP_SCOPE=port); returns when the first message may start, no
+// sooner than `release`.
+uint64_t GapStart(QpState* q, PortLink* link, uint64_t release, uint64_t wrs);
+// The receive side's o: spins per successful receive completion in `wc`.
+void SpinRecvOverhead(const ibv_wc* wc, int n);
 
 // Waits from `start` until `deadline` (TSC ticks): sleeps the long ones'
 // start, spins the rest (wait_policy.h); with the report on, notes in the
@@ -55,7 +69,10 @@ int PostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) noexcept;
 // this one reads the clock, finds the context's saved post_send and waits;
 // no QP lookup, byte scan or counters.
 int PostSendDelayOnly(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
+// The counted poll, then the receive side's overhead for what it returned.
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc);
+// The provider's poll, its own cost sampled for the report.
+int PollCqCounted(ibv_cq* cq, int num_entries, ibv_wc* wc);
 // The defer mode's poll: hands over the CQ's QPs' due posts first, and
 // adds the shim's own completions (defer_synth.h).
 int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc);

@@ -138,8 +138,13 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   return rc;
 }
 
-int FakePostRecv(ibv_qp* qp, ibv_recv_wr*, ibv_recv_wr**) {
-  Qp(qp)->ctx->owner->recv_calls.fetch_add(1);
+int FakePostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr**) {
+  FakeDevice* d = Qp(qp)->ctx->owner;
+  d->recv_calls.fetch_add(1);
+  for (; wr != nullptr && d->complete_recvs.load(); wr = wr->next) {
+    FakeComplete(qp->recv_cq, wr->wr_id, IBV_WC_RECV, IBV_WC_SUCCESS, nullptr,
+                 0);
+  }
   return 0;
 }
 

@@ -176,6 +176,9 @@ class FakeDevice {
   // the wire for `wire_msg_ticks`, one message at a time. 0: at once.
   std::atomic<uint64_t> wire_latency_ticks{0};
   std::atomic<uint64_t> wire_msg_ticks{0};
+  // post_recv completes each WR at once on the QP's receive CQ, a
+  // successful IBV_WC_RECV (the receive side's completions, for tests).
+  std::atomic<bool> complete_recvs{false};
   Personality personality = Personality::kPlain;
   uint8_t active_speed = 32;  // EDR
   uint8_t active_width = 2;   // 4x -> 100 Gbit/s

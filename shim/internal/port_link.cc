@@ -63,6 +63,32 @@ double BytesPerTick(double bits_per_s) {
   return bits_per_s / 8.0 / 1e9 / E().cal.ticks_per_ns;
 }
 
+// Maps the port's shared schedules `segment` (pacing, a port's gap) once;
+// when that fails, warns once and this process keeps schedules of its own.
+SharedLink* MapSharedLink(PortLink* link, const std::string& device,
+                          const std::string& segment) {
+  Engine& e = E();
+  if (link->shared != nullptr) return link->shared.get();
+  std::string why;
+  link->shared = MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
+  if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
+    Warn("cannot share " + device + " port " + std::to_string(link->port) +
+         "'s link with the node's other processes (" + why +
+         "); this process paces on a link of its own");
+  }
+  return link->shared.get();
+}
+
+// VERBSEMU_GAP_SCOPE=port: the port's gap schedule, shared by the node's
+// processes on it (bounded as a shared pacer's is).
+void ShareGap(PortLink* link, const std::string& device,
+              const std::string& segment) {
+  if (SharedLink* s = MapSharedLink(link, device, segment)) {
+    link->gap_next = &s->gap_next;
+    link->gap_max_ahead_ticks = E().cal.NsToTicks(kMaxAheadNs);
+  }
+}
+
 // Target rate `bw`, padding ratio and pacer of a link whose real rate is
 // known (or 0 when unknown); `segment` names its shared schedule.
 void ApplyBandwidth(PortLink* link, const std::string& device,
@@ -76,14 +102,7 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
     link->pad_ratio = link->real_bps / link->target_bps;
   }
   if (link->target_bps > 0) {
-    std::string why;
-    link->shared =
-        MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
-    if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
-      Warn("cannot share " + device + " port " + std::to_string(link->port) +
-           "'s link with the node's other processes (" + why +
-           "); this process paces on a link of its own");
-    }
+    MapSharedLink(link, device, segment);
     const double target = BytesPerTick(link->target_bps);
     const double real = link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0;
     const uint64_t burst = e.cal.NsToTicks(kPaceBurstNs);
@@ -156,12 +175,13 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
   link->rate_source = rate.source;
   const emulate::BandwidthTarget& bw =
       lc != nullptr ? lc->bandwidth : config.bandwidth;
+  const std::string segment = LinkSegmentName(
+      e.traffic_paths, c->device, port, lc != nullptr ? lc->name : "");
   if (bw.enabled()) {
     NoteRate(*link, c->device, lc != nullptr ? lc->name : "");
-    ApplyBandwidth(link.get(), c->device, bw,
-                   LinkSegmentName(e.traffic_paths, c->device, port,
-                                   lc != nullptr ? lc->name : ""));
+    ApplyBandwidth(link.get(), c->device, bw, segment);
   }
+  if (e.gap_port && e.gap_ticks > 0) ShareGap(link.get(), c->device, segment);
   slot = std::move(link);
   return slot.get();
 }

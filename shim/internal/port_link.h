@@ -32,6 +32,9 @@ struct SharedLink {
   static constexpr uint64_t kTag = SegmentTag(1, 2);  // name: link-v2
   std::atomic<uint64_t> tag{0};
   emulate::PacerState out;             // pace mode: what the port sends
+  // VERBSEMU_GAP_SCOPE=port: the port's gap schedule (emulate/gap_clock.h),
+  // TSC ticks. In what was padding: a shim that predates it leaves it zero.
+  std::atomic<uint64_t> gap_next{0};
   alignas(64) emulate::PacerState in;  // reads and atomics: what comes back
 };
 static_assert(sizeof(SharedLink) == 128,
@@ -49,6 +52,11 @@ struct PortLink {
   // and what its reads and atomics bring back (both modes).
   std::unique_ptr<emulate::Pacer> pacer_out, pacer_in;
   SharedObjectPtr<SharedLink> shared;  // their schedules; null: this process
+  // The port's gap schedule: the shared one, else this process's own; and
+  // how far ahead of now a shared one may be booked (0: unbounded).
+  std::atomic<uint64_t> gap_own{0};
+  std::atomic<uint64_t>* gap_next = &gap_own;
+  uint64_t gap_max_ahead_ticks = 0;
   std::mutex pad_mu;
   std::unique_ptr<PadSender> pad;  // created on first padding
   bool pad_failed = false;

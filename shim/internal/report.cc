@@ -53,6 +53,18 @@ std::string Header(const Engine& e) {
   return line;
 }
 
+// LogGP's o and g as set, one line; "" when none is.
+std::string LogGpLine(const emulate::Config& c) {
+  if (c.overhead_ns <= 0 && c.recv_overhead_ns <= 0 && c.gap_ns <= 0) {
+    return "";
+  }
+  const bool port = c.gap_scope == emulate::GapScope::kPort;
+  return "LogGP: overhead +" + units::FormatNs(c.overhead_ns) +
+         " per WR posted, recv overhead +" +
+         units::FormatNs(c.recv_overhead_ns) + " per receive completion, gap " +
+         units::FormatNs(c.gap_ns) + (port ? " per port" : " per QP") + "\n";
+}
+
 std::string DeviceLine(const std::string& dev, int qps, const QpCounters& s,
                        const emulate::TscCalibration& cal) {
   char line[512];
@@ -236,7 +248,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
     all.push_back({q->ctx->device, q->qpn, q->type, q->stats.Snapshot(),
                    q->loopback.load(std::memory_order_relaxed)});
   }
-  std::string out = Header(e);
+  std::string out = Header(e) + LogGpLine(e.settings.engine);
   QpCounters total;
   for (const std::string& dev : e.devices_seen) {
     QpCounters sum;

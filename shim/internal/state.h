@@ -6,6 +6,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -51,9 +52,13 @@ struct Wrapping {
 
   static Wrapping For(const Settings& s) {
     const bool report = !s.report.empty();
+    const emulate::Config& c = s.engine;
+    // The overhead and the gap are per WR: ibv_wr_* batches are counted.
+    const bool per_wr = c.overhead_ns > 0 || c.gap_ns > 0;
     // Defer hands posts over from ibv_poll_cq too.
-    return {s.emulating() || report, s.bandwidth_enabled() || report,
-            report || Deferring(s)};
+    return {s.emulating() || report,
+            s.bandwidth_enabled() || report || per_wr,
+            report || Deferring(s) || c.recv_overhead_ns > 0};
   }
   static bool Deferring(const Settings& s) {
     return s.engine.latency_mode == emulate::LatencyMode::kDefer &&
@@ -116,6 +121,8 @@ struct QpState {
   // Its draws of the latency law (latency_law.h): stream and count.
   uint64_t stream = 0;
   std::atomic<uint64_t> draws{0};
+  // Its own gap schedule (emulate/gap_clock.h): when it is next free.
+  std::atomic<uint64_t> gap_next{0};
   // The defer mode's FIFO (null: the QP spins, or the mode is spin).
   std::unique_ptr<DeferQueue> defer;
   DeferFallback defer_fallback = DeferFallback::kNone;
@@ -173,6 +180,15 @@ struct Engine {
   emulate::TscCalibration cal;
   bool calibrated = false;
   emulate::DelayModel delay;
+  // LogGP's o, spun per WR posted and per receive completion polled, and
+  // g in ticks (0: none), on each QP's schedule or its port's.
+  emulate::DelayModel overhead, recv_overhead;
+  uint64_t gap_ticks = 0;
+  bool gap_port = false;
+  // How far a sender may fall behind its gap schedule and catch up
+  // (emulate/gap_clock.h): kGapBurstNs, and never less than two gaps.
+  static constexpr double kGapBurstNs = 20'000;
+  uint64_t gap_burst_ticks = 0;
   LatencyLaw latency_law;  // drawn per leg when it varies
   // Per VERBSEMU_TOPOLOGY class: its latency law (null: the global one) and
   // how many QPs' peers fell in it (the last entry: in none).
@@ -236,6 +252,15 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.delay = emulate::DelayModel(cal.NsToTicks(e.settings.engine.latency_ns),
                                 cal.spin_fixed_cost_ticks);
   e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
+  const emulate::Config& c = e.settings.engine;
+  e.overhead = emulate::DelayModel(cal.NsToTicks(c.overhead_ns),
+                                   cal.spin_fixed_cost_ticks);
+  e.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
+                                        cal.spin_fixed_cost_ticks);
+  e.gap_ticks = cal.NsToTicks(c.gap_ns);
+  e.gap_port = c.gap_scope == emulate::GapScope::kPort;
+  e.gap_burst_ticks =
+      std::max(2 * e.gap_ticks, cal.NsToTicks(Engine::kGapBurstNs));
   e.class_laws.clear();
   if (const auto& t = e.settings.topology) {
     for (const auto& law : t->latency) {
