@@ -4,8 +4,10 @@
 // send-queue lock. On a direct QP (the report alone, or a QP made through
 // mlx5dv, whose mlx5dv_wr_* calls need the provider's batch open) the calls
 // go straight through, counting the batch's WRs and bytes, and wr_complete
-// runs the emulation step before the provider's. Slots and wrappers come
-// from the lists in qp_ex_slots.h.
+// runs the emulation step before the provider's. With latency alone, a QP
+// whose send ops hold no READ or atomic is direct too: its batch's one
+// one-way latency is waited before the provider's wr_start. Slots and wrappers
+// come from the lists in qp_ex_slots.h.
 #include <errno.h>
 
 #include <algorithm>
@@ -186,8 +188,21 @@ void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
 
 int WrComplete(ibv_qp_ex* qpx);
 
+// Whether a direct batch's first leg may owe a wait: not when the constant
+// target is within the shim's fixed cost and no latency varies (the clock
+// read would cost more than such a target, as in PostSendDelayOnly).
+bool FirstLegMayWait(const Engine& e) {
+  return e.emulating && (!e.delay.WaitsNothing() || e.latency_law.varies() ||
+                         !e.class_laws.empty());
+}
+
 void WrStart(ibv_qp_ex* qpx) {
-  QpState* q = E().qps.Find(&qpx->qp_base);
+  const Engine& e = E();
+  // The delay counts from here, as a post's from ibv_post_send: the lookup
+  // is absorbed into it.
+  const bool may_wait = FirstLegMayWait(e);
+  const uint64_t t0 = may_wait ? emulate::ReadTsc() : 0;
+  QpState* q = e.qps.Find(&qpx->qp_base);
   if (q == nullptr) {
     QpExSlots f;
     if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
@@ -209,9 +224,8 @@ void WrStart(ibv_qp_ex* qpx) {
   ResetBatch(q);
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
-  const Engine& e = E();
   if (e.emulating && LatencyEnabled(q)) {
-    q->batch.ticks_waited = WaitOneLeg(q, emulate::ReadTsc());
+    q->batch.ticks_waited = may_wait ? WaitOneLeg(q, t0) : 0;
     q->batch.legs_waited = 1;
   }
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
@@ -315,8 +329,14 @@ int WrCompleteDelayOnly(QpState* q, ibv_qp_ex* qpx) {
 }
 
 int WrComplete(ibv_qp_ex* qpx) {
-  if (WrRecording* r = Recording(qpx)) return CompleteRecorded(r, qpx);
   Engine& e = E();
+  // A direct batch this thread opened, latency alone: no recording to look
+  // for (a QP's batches are either recorded or direct).
+  const ThreadCache* c = tl_cache;
+  if (c != nullptr && c->wr_qpx == qpx && !e.wrap.bytes) {
+    return WrCompleteDelayOnly(c->wr_q, qpx);
+  }
+  if (WrRecording* r = Recording(qpx)) return CompleteRecorded(r, qpx);
   const bool counting = e.wrap.bytes;
   const bool emulating = e.emulating;
   uint64_t t0 = emulating && counting ? emulate::ReadTsc() : 0;

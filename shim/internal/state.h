@@ -88,8 +88,10 @@ struct QpState {
   QpExSlots provider;  // the provider's ibv_qp_ex functions
   // ibv_wr_* batches are recorded and replayed after the waits (emulation
   // on; not for a QP made through mlx5dv, whose mlx5dv_wr_* calls need the
-  // provider's batch open). Recorded batches are serialized by batch_mu,
-  // held from wr_start to wr_complete/wr_abort except during the waits.
+  // provider's batch open, nor, with latency alone, for one whose send ops
+  // hold no READ or atomic: OneWayBatchesNeedRecording). Recorded batches are
+  // serialized by batch_mu, held from wr_start to wr_complete/wr_abort except
+  // during the waits.
   bool record_batches = false;
   OwnedMutex batch_mu;
   // A direct ibv_wr_* batch; serialized by the provider's send-queue lock,
@@ -270,6 +272,17 @@ inline bool LatencyEnabled(const QpState* q, const LatencyLaw* law = nullptr) {
   if (q->loopback.load(std::memory_order_relaxed)) return false;
   if (law == nullptr) law = q->law.load(std::memory_order_relaxed);
   return law != nullptr ? law->enabled() : E().delay.enabled();
+}
+
+// Whether an emulated QP whose send ops hold no READ and no atomic must
+// still record its ibv_wr_* batches (QpState::record_batches): for what a
+// batch tells only at wr_complete, its bytes (pace, pad), the whole batch
+// (the defer queue), or a UD batch's destination and so its peer class's
+// latency. Otherwise its one one-way latency is waited before the
+// provider's wr_start.
+inline bool OneWayBatchesNeedRecording(const Engine& e, ibv_qp_type type) {
+  return e.settings.bandwidth_enabled() || e.deferring ||
+         (type == IBV_QPT_UD && !e.class_laws.empty());
 }
 
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).
