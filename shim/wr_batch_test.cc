@@ -7,6 +7,7 @@
 #include <infiniband/verbs.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <string>
@@ -372,6 +373,37 @@ TEST_F(WrBatchTest, OneWayBatchIsRecordedWhenTheEmulationNeedsIt) {
     ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
     ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
     EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+    DestroyQp(e.qp);
+  }
+}
+
+// A direct batch's shape (here its bytes, the report on) is the open
+// batch's: another thread's wr_start on the same QP, which waits for the
+// provider's lock, must not reset it first. On a QP with ibv_wr_flush (direct
+// whatever the settings) and on a one-way QP.
+TEST_F(WrBatchTest, AnotherThreadsWrStartLeavesTheOpenDirectBatchAlone) {
+  constexpr uint64_t kWithFlush = uint64_t{1} << 11;  // IBV_QP_EX_WITH_FLUSH
+  for (const uint64_t ops : {kOneWayOps | kWithFlush, kOneWayOps}) {
+    SCOPED_TRACE(ops == kOneWayOps ? "one-way" : "with flush");
+    ResetForTesting();
+    ConfigureLatency(2'000);
+    FakeDevice d("fake0");
+    FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = ops});
+    ibv_wr_start(e.qpx);
+    ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+    ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+    std::thread other([&e] {
+      ibv_wr_start(e.qpx);
+      ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+      ibv_wr_set_sge(e.qpx, 1, 0x1000, 100);
+      EXPECT_EQ(ibv_wr_complete(e.qpx), 0);
+    });
+    // Time for the other thread to reach the provider's lock (a reset before
+    // it would have happened by then); the assert below holds however long.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+    other.join();
+    EXPECT_EQ(Counters(e.qp).bytes, 164u);
     DestroyQp(e.qp);
   }
 }

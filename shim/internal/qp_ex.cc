@@ -221,14 +221,16 @@ void WrStart(ibv_qp_ex* qpx) {
     Cache()->recordings.Open(qpx, q->provider, q);
     return;
   }
-  ResetBatch(q);
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
-  if (e.emulating && LatencyEnabled(q)) {
-    q->batch.ticks_waited = may_wait ? WaitOneLeg(q, t0) : 0;
-    q->batch.legs_waited = 1;
-  }
+  const bool leg = e.emulating && LatencyEnabled(q);
+  const uint64_t waited = leg && may_wait ? WaitOneLeg(q, t0) : 0;
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
+  // q->batch is the open batch's from here: under the provider's lock, so
+  // never reset under another thread's open batch.
+  ResetBatch(q);
+  q->batch.legs_waited = leg ? 1 : 0;
+  q->batch.ticks_waited = waited;
   ThreadCache* c = Cache();
   c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
   c->wr_q = q;
@@ -319,12 +321,14 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
 }
 
 // Latency alone: nothing is counted, and a batch owes a wait only for a
-// READ or atomic in it (its first leg was waited at wr_start).
+// READ or atomic in it (its first leg was waited at wr_start). The next
+// wr_start resets the batch.
 int WrCompleteDelayOnly(QpState* q, ibv_qp_ex* qpx) {
   if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;
-  const PostShape shape = q->batch;
-  ResetBatch(q);
-  if (shape.LegsOwed() > 0) EmulateBeforePost(q, emulate::ReadTsc(), shape);
+  if (q->batch.LegsOwed() > 0) {
+    const PostShape shape = q->batch;
+    EmulateBeforePost(q, emulate::ReadTsc(), shape);
+  }
   return q->provider.wr_complete(qpx);
 }
 
