@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <vector>
 
 #include "shim/internal/boundary.h"
 #include "shim/internal/defer.h"
@@ -20,6 +21,8 @@ namespace verbsemu::shim::internal {
 namespace {
 
 __attribute__((tls_model("initial-exec"))) thread_local uint32_t tl_polls = 0;
+
+__attribute__((noinline)) uint64_t StampNow() { return emulate::ReadTsc(); }
 
 struct NanoSleep {
   const emulate::TscCalibration& cal;
@@ -113,6 +116,49 @@ bool IsLoopbackQp(ibv_qp* qp) {
 
 }  // namespace
 
+uint64_t SpinTo(Engine& e, uint64_t deadline) {
+  emulate::TscClock clock{e.cal.spin_pause};
+  emulate::TscClock tight{false};
+  return WaitUntil(clock, tight, NanoSleep{e.cal}, e.wait, deadline);
+}
+
+void CalibrateSpin(Engine& e) {
+  const emulate::TscCalibration& cal = e.cal;
+  e.wait.tight_tail_ticks = 0;
+  if (cal.spin_pause) {
+    // Four paused reads, from the length of one over a 2 us spin (at most
+    // 1 us: a preemption must not make every wait spin unpaused).
+    struct Counting {
+      emulate::TscClock clock;
+      uint64_t relaxes = 0;
+      uint64_t Now() const { return clock.Now(); }
+      void Relax() {
+        ++relaxes;
+        clock.Relax();
+      }
+    } counting;
+    const uint64_t t0 = emulate::ReadTsc();
+    const uint64_t end = emulate::SpinUntil(counting, t0 + cal.NsToTicks(2000));
+    e.wait.tight_tail_ticks =
+        std::min(4 * (end - t0) / std::max<uint64_t>(counting.relaxes, 1),
+                 cal.NsToTicks(1000));
+  }
+  // What a wait to start + 1 us and the call after it cost beyond 1 us: the
+  // stamp is the next layer's first instruction (the provider's post).
+  uint64_t (*next)() = StampNow;
+  asm volatile("" : "+r"(next));
+  const uint64_t target = cal.NsToTicks(1000);
+  std::vector<uint64_t> over(1001);
+  for (uint64_t& o : over) {
+    const uint64_t before = emulate::ReadTsc();
+    SpinTo(e, before + target);
+    const uint64_t after = next();
+    o = after > before + target ? after - before - target : 0;
+  }
+  std::nth_element(over.begin(), over.begin() + 500, over.end());
+  e.cal.spin_fixed_cost_ticks = over[500];
+}
+
 void AddPendingWait(ThreadCache* c) {
   if (!c->wait_pending) return;
   c->wait_pending = false;
@@ -125,8 +171,7 @@ uint64_t WaitTo(uint64_t start, uint64_t deadline) {
   // A wait whose post has not gone yet (a batch's first leg): added before
   // this spin, whose deadline absorbs the cost.
   if (c != nullptr) AddPendingWait(c);
-  emulate::TscClock clock{e.cal.spin_pause};
-  const uint64_t end = WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline);
+  const uint64_t end = SpinTo(e, deadline);
   if (c != nullptr) {
     c->wait_ticks = end - start;
     c->wait_late_ticks = end - deadline;

@@ -230,12 +230,25 @@ __attribute__((always_inline)) inline Engine& E() {
   return *engine.get();
 }
 
+// Spins until `deadline` as every wait does (wait_policy.h); returns the
+// reading when it ended.
+uint64_t SpinTo(Engine& e, uint64_t deadline);
+// Measures the shim's own spin (data_path.cc): how long its unpaused tail
+// is (e.wait.tight_tail_ticks), and the median of what a spin and the call
+// after it cost beyond the deadline (e.cal.spin_fixed_cost_ticks, which
+// every deadline is shortened by). About 1 ms.
+void CalibrateSpin(Engine& e);
+
 // Installs a TSC calibration: the settings' delay and the wait policy in
-// its ticks.
+// its ticks; when emulating, the shim's spin measured with it.
 inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.cal = cal;
+  e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
+  e.wait.max_late_ticks = cal.NsToTicks(WaitPolicy::kMaxLateNs);
+  e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
+  if (e.emulating) CalibrateSpin(e);
   e.delay = emulate::DelayModel(cal.NsToTicks(e.settings.engine.latency_ns),
-                                cal.spin_fixed_cost_ticks);
+                                e.cal.spin_fixed_cost_ticks);
   e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
   e.class_laws.clear();
   if (const auto& t = e.settings.topology) {
@@ -244,9 +257,6 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
       if (law) e.class_laws.back()->Set(*law, e.latency_law.seed(), cal);
     }
   }
-  e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
-  e.wait.max_late_ticks = cal.NsToTicks(WaitPolicy::kMaxLateNs);
-  e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
   e.lateness.SetTailTicks(cal.NsToTicks(1000));
   e.calibrated = true;
