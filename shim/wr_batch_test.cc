@@ -16,6 +16,7 @@
 
 #include "emulate/tsc.h"
 #include "shim/internal/shim_fixture.h"
+#include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -27,6 +28,14 @@ class WrBatchTest : public ShimTest {
     return d.last_post_tsc.load() - t0;
   }
   static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
+  // Afresh: latency `ns` alone, or with the report on too.
+  void ConfigureLatencyWithReport(double ns, bool report) {
+    ResetForTesting();
+    Settings s;
+    s.engine.latency_ns = ns;
+    if (report) s.report = "stderr";
+    Configure(s);
+  }
   // Posts with `post` `n` times; the shortest of the provider's longest
   // send-queue lock holds in each. A wait under the lock would be in every
   // one; a thread preempted while it holds the lock (tests in parallel,
@@ -63,11 +72,7 @@ class WrBatchTest : public ShimTest {
 TEST_F(WrBatchTest, ReadsSecondLegIsNotWaitedUnderTheProvidersLock) {
   for (const bool report : {true, false}) {
     SCOPED_TRACE(report ? "with the report" : "latency alone");
-    ResetForTesting();
-    Settings s;
-    s.engine.latency_ns = 2'000'000;
-    if (report) s.report = "stderr";
-    Configure(s);
+    ConfigureLatencyWithReport(2'000'000, report);
     FakeDevice d("fake0");
     FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
     const uint64_t hold = ShortestLockHold(d, 3, [&] {
@@ -303,11 +308,7 @@ TEST_F(WrBatchTest, QpWithFlushKeepsTheProvidersBatchOpenFromWrStart) {
 TEST_F(WrBatchTest, LatencyAloneOneWayBatchOpensTheProvidersBatchAtWrStart) {
   for (const bool report : {false, true}) {
     SCOPED_TRACE(report ? "with the report" : "latency alone");
-    ResetForTesting();
-    Settings s;
-    s.engine.latency_ns = 20'000;
-    if (report) s.report = "stderr";
-    Configure(s);
+    ConfigureLatencyWithReport(20'000, report);
     FakeDevice d("fake0");
     FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = kOneWayOps});
     const auto* f = reinterpret_cast<const FakeQp*>(e.qp);
@@ -318,7 +319,7 @@ TEST_F(WrBatchTest, LatencyAloneOneWayBatchOpensTheProvidersBatchAtWrStart) {
       ibv_wr_rdma_write(e.qpx, 1, 0x2000);
       ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
       ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
-      EXPECT_GE(DeviceDelay(d, t0) + Cal().spin_fixed_cost_ticks,
+      EXPECT_GE(DeviceDelay(d, t0) + E().cal.spin_fixed_cost_ticks,
                 Ticks(20'000));
     }
     EXPECT_EQ(d.Posts().size(), 3u);
@@ -340,7 +341,7 @@ TEST_F(WrBatchTest, ReadOnAOneWayQpStillWaitsTwoLegs) {
   ibv_wr_rdma_read(e.qpx, 1, 0x2000);
   ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
   ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
-  EXPECT_GE(DeviceDelay(d, t0) + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(DeviceDelay(d, t0) + E().cal.spin_fixed_cost_ticks,
             2 * Ticks(20'000));
 }
 
