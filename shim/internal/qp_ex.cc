@@ -196,6 +196,21 @@ bool FirstLegMayWait(const Engine& e) {
                          !e.class_laws.empty());
 }
 
+// wr_start's rare paths, out of line so the direct batch's stays lean: a QP
+// whose state is gone, and a recorded batch.
+__attribute__((noinline, cold)) void StartGone(ibv_qp_ex* qpx) {
+  QpExSlots f;
+  if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
+}
+
+__attribute__((noinline)) void StartRecorded(QpState* q, ibv_qp_ex* qpx) {
+  // Serializes this QP's batches as the provider's lock would: the
+  // application writes qpx->wr_id and wr_flags between wr_start and
+  // wr_complete. Released in wr_complete or wr_abort.
+  q->batch_mu.lock();
+  Cache()->recordings.Open(qpx, q->provider, q);
+}
+
 void WrStart(ibv_qp_ex* qpx) {
   const Engine& e = E();
   // The delay counts from here, as a post's from ibv_post_send: the lookup
@@ -203,24 +218,13 @@ void WrStart(ibv_qp_ex* qpx) {
   const bool may_wait = FirstLegMayWait(e);
   const uint64_t t0 = may_wait ? emulate::ReadTsc() : 0;
   QpState* q = e.qps.Find(&qpx->qp_base);
-  if (q == nullptr) {
-    QpExSlots f;
-    if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
-    return;
-  }
+  if (q == nullptr) return StartGone(qpx);
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
   // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
   if (qpx->wr_complete != WrComplete) {
     WrapQpEx(qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
   }
-  if (q->record_batches) {
-    // Serializes this QP's batches as the provider's lock would: the
-    // application writes qpx->wr_id and wr_flags between wr_start and
-    // wr_complete. Released in wr_complete or wr_abort.
-    q->batch_mu.lock();
-    Cache()->recordings.Open(qpx, q->provider, q);
-    return;
-  }
+  if (q->record_batches) return StartRecorded(q, qpx);
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
   const bool leg = e.emulating && LatencyEnabled(q);
