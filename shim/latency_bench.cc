@@ -4,9 +4,10 @@
 // has a wire behind it (one message at a time, then a fixed latency to the
 // completion), so native is bounded by the wire, as on a real link, and
 // the window is the application's (perftest's tx depth).
-// Then each delay law's injected delays against the law (KS distance).
+// Then each delay law's injected delays against the law (KS distance), and
+// what defer adds to an ibv_poll_cq with nothing to merge.
 // Usage (from the repository's root, for the replayed rxe histogram):
-//   latency_bench [--quick] [--cpu N] [--latency D] [--window W]
+//   latency_bench [--quick] [--poll-only] [--cpu N] [--latency D] [--window W]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,7 @@ using emulate::ReadTsc;
 
 struct Opts {
   bool quick = false;
+  bool poll_only = false;  // --poll-only: the defer poll's cost alone
   double latency_ns = 10'000;
   int window = 64;
   uint32_t size = 64;
@@ -218,12 +220,53 @@ void LawTable(const Opts& o, const emulate::TscCalibration& cal) {
   }
 }
 
+// ibv_poll_cq on an empty CQ in defer mode, nothing held and nothing
+// synthesized, against the device's own poll on the same device: ns per
+// call (min / median of interleaved repetitions). What defer adds to every
+// poll of an application with nothing in flight.
+void PollCostTable(const Opts& o, const emulate::TscCalibration& cal) {
+  const size_t n = o.quick ? 200'000 : 1'000'000;
+  const int reps = o.quick ? 5 : 11;
+  ResetForTesting();
+  Settings s;
+  s.engine.latency_ns = o.latency_ns;
+  s.engine.latency_mode = emulate::LatencyMode::kDefer;
+  ConfigureWithCalibration(s, cal);
+  FakeDevice d("bench0");
+  d.null_ops = true;
+  FakeQpEnv native = MakeFakeQp(d, {.through_shim = false, .connect = true});
+  FakeQpEnv shim = MakeFakeQp(d, {.connect = true});
+  ibv_wc wc[16];
+  auto per_call = [&](ibv_cq* cq) {
+    const uint64_t t0 = ReadTsc();
+    for (size_t i = 0; i < n; ++i) ibv_poll_cq(cq, 16, wc);
+    return cal.TicksToNs(ReadTsc() - t0) / static_cast<double>(n);
+  };
+  std::vector<double> a, b;
+  for (int r = 0; r < reps; ++r) {
+    a.push_back(per_call(native.cq));
+    b.push_back(per_call(shim.cq));
+  }
+  const double amin = *std::min_element(a.begin(), a.end());
+  const double bmin = *std::min_element(b.begin(), b.end());
+  const double amed = Percentile(a, 0.5), bmed = Percentile(b, 0.5);
+  std::printf(
+      "\n### ibv_poll_cq in defer mode, empty CQ, nothing synthesized (%zu "
+      "calls x %d interleaved repetitions, null device)\n\n"
+      "| direct | through shim | defer's cost per poll |\n|---:|---:|---:|\n"
+      "| %.2f / %.2f ns | %.2f / %.2f ns | %+.2f / %+.2f ns |\n",
+      n, reps, amin, amed, bmin, bmed, bmin - amin, bmed - amed);
+  DestroyQp(shim.qp);
+}
+
 bool ParseArgs(int argc, char** argv, Opts* o, int* cpu) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
     if (a == "--quick") {
       o->quick = true;
+    } else if (a == "--poll-only") {
+      o->poll_only = true;
     } else if (a == "--cpu" && has_value) {
       *cpu = std::atoi(argv[++i]);
     } else if (a == "--window" && has_value) {
@@ -248,7 +291,8 @@ int main(int argc, char** argv) {
   int cpu = -1;
   if (!ParseArgs(argc, argv, &o, &cpu)) {
     std::fprintf(stderr,
-                 "usage: %s [--quick] [--cpu N] [--latency D] [--window W]\n",
+                 "usage: %s [--quick] [--poll-only] [--cpu N] [--latency D] "
+                 "[--window W]\n",
                  argv[0]);
     return 2;
   }
@@ -260,7 +304,10 @@ int main(int argc, char** argv) {
       verbsemu::emulate::CalibrateTsc();
   std::printf("## verbsemu latency-mode benchmark\n\nTSC %.4f GHz%s\n",
               cal.ticks_per_ns, cpu >= 0 ? ", pinned" : "");
-  RateTable(o, cal);
-  LawTable(o, cal);
+  if (!o.poll_only) {
+    RateTable(o, cal);
+    LawTable(o, cal);
+  }
+  PollCostTable(o, cal);
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <infiniband/verbs.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "emulate/tsc.h"
 #include "shim/internal/shim_fixture.h"
+#include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -26,6 +28,14 @@ class WrBatchTest : public ShimTest {
     return d.last_post_tsc.load() - t0;
   }
   static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
+  // Afresh: latency `ns` alone, or with the report on too.
+  void ConfigureLatencyWithReport(double ns, bool report) {
+    ResetForTesting();
+    Settings s;
+    s.engine.latency_ns = ns;
+    if (report) s.report = "stderr";
+    Configure(s);
+  }
   // Posts with `post` `n` times; the shortest of the provider's longest
   // send-queue lock holds in each. A wait under the lock would be in every
   // one; a thread preempted while it holds the lock (tests in parallel,
@@ -62,11 +72,7 @@ class WrBatchTest : public ShimTest {
 TEST_F(WrBatchTest, ReadsSecondLegIsNotWaitedUnderTheProvidersLock) {
   for (const bool report : {true, false}) {
     SCOPED_TRACE(report ? "with the report" : "latency alone");
-    ResetForTesting();
-    Settings s;
-    s.engine.latency_ns = 2'000'000;
-    if (report) s.report = "stderr";
-    Configure(s);
+    ConfigureLatencyWithReport(2'000'000, report);
     FakeDevice d("fake0");
     FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
     const uint64_t hold = ShortestLockHold(d, 3, [&] {
@@ -220,10 +226,7 @@ TEST_F(WrBatchTest, BatchesOnTwoQpsBuiltAtOnce) {
 
 // Threads sharing one QP: each batch carries its own thread's wr_id (the
 // application writes qpx->wr_id between wr_start and wr_complete), once.
-TEST_F(WrBatchTest, ThreadsSharingOneQpKeepTheirOwnWrIds) {
-  ConfigureLatency(2'000);
-  FakeDevice d("fake0");
-  FakeQpEnv e = MakeQp(d, /*wr_api=*/true);
+void ExpectOwnWrIds(FakeDevice& d, const FakeQpEnv& e) {
   constexpr int kThreads = 4;
   constexpr uint64_t kBatches = 300;
   std::vector<std::thread> threads;
@@ -249,6 +252,19 @@ TEST_F(WrBatchTest, ThreadsSharingOneQpKeepTheirOwnWrIds) {
   }
   for (uint64_t n : next) EXPECT_EQ(n, kBatches);
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+}
+
+// Recorded (the QP may READ) and direct (latency alone, one-way send ops:
+// the provider's lock serializes the batches).
+TEST_F(WrBatchTest, ThreadsSharingOneQpKeepTheirOwnWrIds) {
+  for (const uint64_t ops : {kAllRcOps, kOneWayOps}) {
+    SCOPED_TRACE(ops == kOneWayOps ? "direct" : "recorded");
+    ResetForTesting();
+    ConfigureLatencyAlone(2'000);
+    FakeDevice d("fake0");
+    FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = ops});
+    ExpectOwnWrIds(d, e);
+  }
 }
 
 // A QP created with IBV_QP_EX_WITH_FLUSH (rdma-core 45 and later) may take
@@ -282,6 +298,115 @@ TEST_F(WrBatchTest, QpWithFlushKeepsTheProvidersBatchOpenFromWrStart) {
   ASSERT_EQ(ibv_wr_complete(x), 0);
   EXPECT_GE(DeviceDelay(d, t0) + Cal().spin_fixed_cost_ticks, Ticks(2'000));
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+}
+
+// With latency alone a QP whose send ops hold no READ or atomic owes its
+// batch one one-way latency, waited before the provider's wr_start: the
+// batch is not recorded, the provider's batch is open from wr_start, and
+// the post still reaches the device no earlier than the target (from the
+// wr_start call). With the report on too (bytes counted on the way).
+TEST_F(WrBatchTest, LatencyAloneOneWayBatchOpensTheProvidersBatchAtWrStart) {
+  for (const bool report : {false, true}) {
+    SCOPED_TRACE(report ? "with the report" : "latency alone");
+    ConfigureLatencyWithReport(20'000, report);
+    FakeDevice d("fake0");
+    FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = kOneWayOps});
+    const auto* f = reinterpret_cast<const FakeQp*>(e.qp);
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t t0 = emulate::ReadTsc();
+      ibv_wr_start(e.qpx);
+      EXPECT_TRUE(f->in_batch) << "the provider's wr_start was not called";
+      ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+      ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+      ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+      EXPECT_GE(DeviceDelay(d, t0) + E().cal.spin_fixed_cost_ticks,
+                Ticks(20'000));
+    }
+    EXPECT_EQ(d.Posts().size(), 3u);
+    EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+    if (report) {
+      EXPECT_EQ(Counters(e.qp).bytes, 3 * 64u);
+    }
+  }
+}
+
+// A READ on such a QP (a provider may fill every slot whatever the send
+// ops said) still owes its two one-way latencies.
+TEST_F(WrBatchTest, ReadOnAOneWayQpStillWaitsTwoLegs) {
+  ConfigureLatencyAlone(20'000);
+  FakeDevice d("fake0");
+  FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = kOneWayOps});
+  const uint64_t t0 = emulate::ReadTsc();
+  ibv_wr_start(e.qpx);
+  ibv_wr_rdma_read(e.qpx, 1, 0x2000);
+  ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+  EXPECT_GE(DeviceDelay(d, t0) + E().cal.spin_fixed_cost_ticks,
+            2 * Ticks(20'000));
+}
+
+// What a batch tells only at wr_complete keeps it recorded: its bytes
+// (pace), the whole batch (defer), a READ (the QP may read: its second leg
+// is waited before the provider's wr_start).
+TEST_F(WrBatchTest, OneWayBatchIsRecordedWhenTheEmulationNeedsIt) {
+  struct Case {
+    const char* name;
+    uint64_t ops;
+    Settings s;
+  };
+  std::vector<Case> cases(3);
+  cases[0] = {"pace", kOneWayOps, {}};
+  cases[0].s.engine.bandwidth = *emulate::ParseBandwidth("10Gbit/s");
+  cases[0].s.engine.bw_mode = emulate::BwMode::kPace;
+  cases[1] = {"defer", kOneWayOps, {}};
+  cases[1].s.engine.latency_mode = emulate::LatencyMode::kDefer;
+  cases[2] = {"send ops with READ", kAllRcOps, {}};
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ResetForTesting();
+    c.s.engine.latency_ns = 2'000;
+    Configure(c.s);
+    FakeDevice d("fake0");
+    FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = c.ops});
+    ibv_wr_start(e.qpx);
+    EXPECT_FALSE(reinterpret_cast<const FakeQp*>(e.qp)->in_batch);
+    ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+    ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+    EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+    DestroyQp(e.qp);
+  }
+}
+
+// A direct batch's shape (here its bytes, the report on) is the open
+// batch's: another thread's wr_start on the same QP, which waits for the
+// provider's lock, must not reset it first. On a QP with ibv_wr_flush (direct
+// whatever the settings) and on a one-way QP.
+TEST_F(WrBatchTest, AnotherThreadsWrStartLeavesTheOpenDirectBatchAlone) {
+  constexpr uint64_t kWithFlush = uint64_t{1} << 11;  // IBV_QP_EX_WITH_FLUSH
+  for (const uint64_t ops : {kOneWayOps | kWithFlush, kOneWayOps}) {
+    SCOPED_TRACE(ops == kOneWayOps ? "one-way" : "with flush");
+    ResetForTesting();
+    ConfigureLatency(2'000);
+    FakeDevice d("fake0");
+    FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = ops});
+    ibv_wr_start(e.qpx);
+    ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+    ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+    std::thread other([&e] {
+      ibv_wr_start(e.qpx);
+      ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+      ibv_wr_set_sge(e.qpx, 1, 0x1000, 100);
+      EXPECT_EQ(ibv_wr_complete(e.qpx), 0);
+    });
+    // Time for the other thread to reach the provider's lock (a reset before
+    // it would have happened by then); the assert below holds however long.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+    other.join();
+    EXPECT_EQ(Counters(e.qp).bytes, 164u);
+    DestroyQp(e.qp);
+  }
 }
 
 }  // namespace

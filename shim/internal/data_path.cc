@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <vector>
 
 #include "emulate/gap_clock.h"
 #include "shim/internal/boundary.h"
@@ -21,6 +22,37 @@ namespace verbsemu::shim::internal {
 namespace {
 
 __attribute__((tls_model("initial-exec"))) thread_local uint32_t tl_polls = 0;
+
+__attribute__((noinline)) uint64_t StampNow() { return emulate::ReadTsc(); }
+
+// The TSC's step: the smallest advance between two reads (the read's own
+// cost where it counts every tick; some virtual machines' TSC advances in
+// steps of about 10 ns).
+uint64_t ClockStepTicks() {
+  uint64_t step = ~uint64_t{0}, prev = emulate::ReadTsc();
+  for (int i = 0; i < 1000; ++i) {
+    const uint64_t t = emulate::ReadTsc();
+    if (t != prev) step = std::min(step, t - prev);
+    prev = t;
+  }
+  return step == ~uint64_t{0} ? 1 : step;
+}
+
+// The median of differences of two clock readings: the sample median snaps
+// to the clock's `step`, so it is interpolated within it, the samples taken
+// as spread evenly over their step (their phase against it is random).
+uint64_t SteppedMedian(std::vector<uint64_t> v, uint64_t step) {
+  std::sort(v.begin(), v.end());
+  const uint64_t m = v[v.size() / 2], half = step / 2;
+  const auto lo = std::lower_bound(v.begin(), v.end(), m - std::min(m, half));
+  const auto hi = std::upper_bound(v.begin(), v.end(), m + half);
+  const double below = static_cast<double>(lo - v.begin());
+  const double in = static_cast<double>(hi - lo);
+  const double at = static_cast<double>(m) - static_cast<double>(half) +
+                    (static_cast<double>(v.size()) / 2 - below) / in *
+                        static_cast<double>(step);
+  return at > 0 ? static_cast<uint64_t>(at + 0.5) : 0;
+}
 
 struct NanoSleep {
   const emulate::TscCalibration& cal;
@@ -114,6 +146,48 @@ bool IsLoopbackQp(ibv_qp* qp) {
 
 }  // namespace
 
+uint64_t SpinTo(Engine& e, uint64_t deadline) {
+  emulate::TscClock clock{e.cal.spin_pause};
+  emulate::TscClock tight{false};
+  return WaitUntil(clock, tight, NanoSleep{e.cal}, e.wait, deadline);
+}
+
+void CalibrateSpin(Engine& e) {
+  const emulate::TscCalibration& cal = e.cal;
+  e.wait.tight_tail_ticks = 0;
+  if (cal.spin_pause) {
+    // Four paused reads, from the length of one over a 2 us spin (at most
+    // 1 us: a preemption must not make every wait spin unpaused).
+    struct Counting {
+      emulate::TscClock clock;
+      uint64_t relaxes = 0;
+      uint64_t Now() const { return clock.Now(); }
+      void Relax() {
+        ++relaxes;
+        clock.Relax();
+      }
+    } counting;
+    const uint64_t t0 = emulate::ReadTsc();
+    const uint64_t end = emulate::SpinUntil(counting, t0 + cal.NsToTicks(2000));
+    e.wait.tight_tail_ticks =
+        std::min(4 * (end - t0) / std::max<uint64_t>(counting.relaxes, 1),
+                 cal.NsToTicks(1000));
+  }
+  // What a wait to start + 1 us and the call after it cost beyond 1 us: the
+  // stamp is the next layer's first instruction (the provider's post).
+  uint64_t (*next)() = StampNow;
+  asm volatile("" : "+r"(next));
+  const uint64_t target = cal.NsToTicks(1000);
+  std::vector<uint64_t> over(2001);
+  for (uint64_t& o : over) {
+    const uint64_t before = emulate::ReadTsc();
+    SpinTo(e, before + target);
+    const uint64_t after = next();
+    o = after > before + target ? after - before - target : 0;
+  }
+  e.cal.spin_fixed_cost_ticks = SteppedMedian(over, ClockStepTicks());
+}
+
 void AddPendingWait(ThreadCache* c) {
   if (!c->wait_pending) return;
   c->wait_pending = false;
@@ -126,8 +200,7 @@ uint64_t WaitTo(uint64_t start, uint64_t deadline) {
   // A wait whose post has not gone yet (a batch's first leg): added before
   // this spin, whose deadline absorbs the cost.
   if (c != nullptr) AddPendingWait(c);
-  emulate::TscClock clock{e.cal.spin_pause};
-  const uint64_t end = WaitUntil(clock, NanoSleep{e.cal}, e.wait, deadline);
+  const uint64_t end = SpinTo(e, deadline);
   if (c != nullptr) {
     c->wait_ticks = end - start;
     c->wait_late_ticks = end - deadline;
@@ -286,6 +359,9 @@ int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   const AppCall call(list, now);
   DrainDueOnPoll(list, now);
   const int n = PollCq(cq, num_entries, wc);
+  // Nothing polled and none of the shim's own completions pending (the
+  // common case of an application polling an idle CQ): one relaxed load.
+  if (n == 0 && (list == nullptr || list->synth.EmptyRelaxed())) return 0;
   return AfterPoll(list, cq, num_entries, wc, n, PollCq);
 }
 

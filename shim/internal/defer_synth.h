@@ -32,6 +32,11 @@ class SyntheticCompletions {
   int Take(const ibv_cq* cq, int n, ibv_wc* wc);
   // Whether any are queued (for any CQ); a hint read without the lock.
   bool Empty() const { return pending_.load(std::memory_order_acquire) == 0; }
+  // The same without ordering, for an idle poll's fast path: a completion
+  // queued meanwhile is returned by a later poll.
+  bool EmptyRelaxed() const {
+    return pending_.load(std::memory_order_relaxed) == 0;
+  }
   // How many are queued for `cq`.
   size_t PendingFor(const ibv_cq* cq);
   // Forgets the ones for `cq` (it is being destroyed).

@@ -14,7 +14,7 @@ ibv_qp* CreateRcQp(const FakeQpEnv& e, const FakeQpOptions& o) {
     a.qp_type = IBV_QPT_RC;
     a.pd = e.pd;
     a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    a.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+    a.send_ops_flags = o.send_ops;
     return ibv_create_qp_ex(e.ctx, &a);  // inline: verbs_context slot
   }
   ibv_qp_init_attr init{};

@@ -10,10 +10,18 @@
 
 namespace verbsemu::shim::internal {
 
+constexpr uint64_t kOneWayOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+constexpr uint64_t kAllRcOps = kOneWayOps | IBV_QP_EX_WITH_RDMA_READ |
+                               IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+                               IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+
 struct FakeQpOptions {
   bool through_shim = true;  // false: the fake device alone (baseline)
   bool wr_api = false;       // ibv_create_qp_ex with ibv_wr_* send ops
-  bool connect = true;       // bring the QP to RTS
+  // Those send ops: by default READ and the atomics too (the shim then
+  // records batches under emulation); kOneWayOps: SEND and RDMA WRITE.
+  uint64_t send_ops = kAllRcOps;
+  bool connect = true;  // bring the QP to RTS
   int cq_depth = 64;
 };
 

@@ -4,8 +4,10 @@
 // send-queue lock. On a direct QP (the report alone, or a QP made through
 // mlx5dv, whose mlx5dv_wr_* calls need the provider's batch open) the calls
 // go straight through, counting the batch's WRs and bytes, and wr_complete
-// runs the emulation step before the provider's. Slots and wrappers come
-// from the lists in qp_ex_slots.h.
+// runs the emulation step before the provider's. With latency alone, a QP
+// whose send ops hold no READ or atomic is direct too: its batch's one
+// one-way latency is waited before the provider's wr_start. Slots and wrappers
+// come from the lists in qp_ex_slots.h.
 #include <errno.h>
 
 #include <algorithm>
@@ -186,35 +188,53 @@ void WrSetInlineDataList(ibv_qp_ex* qpx, size_t num_buf,
 
 int WrComplete(ibv_qp_ex* qpx);
 
+// Whether a direct batch's first leg may owe a wait: not when the constant
+// target is within the shim's fixed cost and no latency varies (the clock
+// read would cost more than such a target, as in PostSendDelayOnly).
+bool FirstLegMayWait(const Engine& e) {
+  return e.emulating && (!e.delay.WaitsNothing() || e.latency_law.varies() ||
+                         !e.class_laws.empty());
+}
+
+// wr_start's rare paths, out of line so the direct batch's stays lean: a QP
+// whose state is gone, and a recorded batch.
+__attribute__((noinline, cold)) void StartGone(ibv_qp_ex* qpx) {
+  QpExSlots f;
+  if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
+}
+
+__attribute__((noinline)) void StartRecorded(QpState* q, ibv_qp_ex* qpx) {
+  // Serializes this QP's batches as the provider's lock would: the
+  // application writes qpx->wr_id and wr_flags between wr_start and
+  // wr_complete. Released in wr_complete or wr_abort.
+  q->batch_mu.lock();
+  Cache()->recordings.Open(qpx, q->provider, q);
+}
+
 void WrStart(ibv_qp_ex* qpx) {
-  QpState* q = E().qps.Find(&qpx->qp_base);
-  if (q == nullptr) {
-    QpExSlots f;
-    if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
-    return;
-  }
+  const Engine& e = E();
+  // The delay counts from here, as a post's from ibv_post_send: the lookup
+  // is absorbed into it.
+  const bool may_wait = FirstLegMayWait(e);
+  const uint64_t t0 = may_wait ? emulate::ReadTsc() : 0;
+  QpState* q = e.qps.Find(&qpx->qp_base);
+  if (q == nullptr) return StartGone(qpx);
   // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
   // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
   if (qpx->wr_complete != WrComplete) {
     WrapQpEx(qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
   }
-  if (q->record_batches) {
-    // Serializes this QP's batches as the provider's lock would: the
-    // application writes qpx->wr_id and wr_flags between wr_start and
-    // wr_complete. Released in wr_complete or wr_abort.
-    q->batch_mu.lock();
-    Cache()->recordings.Open(qpx, q->provider, q);
-    return;
-  }
-  ResetBatch(q);
+  if (q->record_batches) return StartRecorded(q, qpx);
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
-  const Engine& e = E();
-  if (e.emulating && LatencyEnabled(q)) {
-    q->batch.ticks_waited = WaitOneLeg(q, emulate::ReadTsc());
-    q->batch.legs_waited = 1;
-  }
+  const bool leg = e.emulating && LatencyEnabled(q);
+  const uint64_t waited = leg && may_wait ? WaitOneLeg(q, t0) : 0;
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
+  // q->batch is the open batch's from here: under the provider's lock, so
+  // never reset under another thread's open batch.
+  ResetBatch(q);
+  q->batch.legs_waited = leg ? 1 : 0;
+  q->batch.ticks_waited = waited;
   ThreadCache* c = Cache();
   c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
   c->wr_q = q;
@@ -305,18 +325,26 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
 }
 
 // Latency alone: nothing is counted, and a batch owes a wait only for a
-// READ or atomic in it (its first leg was waited at wr_start).
+// READ or atomic in it (its first leg was waited at wr_start). The next
+// wr_start resets the batch.
 int WrCompleteDelayOnly(QpState* q, ibv_qp_ex* qpx) {
   if (tl_cache != nullptr) tl_cache->wr_qpx = nullptr;
-  const PostShape shape = q->batch;
-  ResetBatch(q);
-  if (shape.LegsOwed() > 0) EmulateBeforePost(q, emulate::ReadTsc(), shape);
+  if (q->batch.LegsOwed() > 0) {
+    const PostShape shape = q->batch;
+    EmulateBeforePost(q, emulate::ReadTsc(), shape);
+  }
   return q->provider.wr_complete(qpx);
 }
 
 int WrComplete(ibv_qp_ex* qpx) {
-  if (WrRecording* r = Recording(qpx)) return CompleteRecorded(r, qpx);
   Engine& e = E();
+  // A direct batch this thread opened, latency alone: no recording to look
+  // for (a QP's batches are either recorded or direct).
+  const ThreadCache* c = tl_cache;
+  if (c != nullptr && c->wr_qpx == qpx && !e.wrap.bytes) {
+    return WrCompleteDelayOnly(c->wr_q, qpx);
+  }
+  if (WrRecording* r = Recording(qpx)) return CompleteRecorded(r, qpx);
   const bool counting = e.wrap.bytes;
   const bool emulating = e.emulating;
   uint64_t t0 = emulating && counting ? emulate::ReadTsc() : 0;

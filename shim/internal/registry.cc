@@ -50,16 +50,28 @@ auto CreateThroughProvider(ibv_context* context, Attr* attr)
 // shim is built against).
 constexpr uint64_t kQpExWithFlush = uint64_t{1} << 11;
 
+// The send ops whose WRs cross the link twice (post_shape.h, Flow::kIn).
+constexpr uint64_t kRoundTripOps = IBV_QP_EX_WITH_RDMA_READ |
+                                   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+                                   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+
+QpOrigin OriginOf(const ibv_qp_init_attr_ex& attr) {
+  if ((attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) == 0) {
+    return QpOrigin::kVerbs;
+  }
+  if ((attr.send_ops_flags & kQpExWithFlush) != 0) return QpOrigin::kWithFlush;
+  return (attr.send_ops_flags & kRoundTripOps) == 0 ? QpOrigin::kOneWayOps
+                                                    : QpOrigin::kVerbs;
+}
+
 ibv_qp* CreateQpExHook(ibv_context* context, ibv_qp_init_attr_ex* attr) {
   ibv_qp* qp =
       CreateThroughProvider<&ContextState::create_qp_ex>(context, attr);
   if (qp != nullptr) {
     const bool send_ops =
         (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
-    const bool flush = send_ops && (attr->send_ops_flags & kQpExWithFlush) != 0;
-    RegisterQp(E().contexts.Find(context), qp, send_ops,
-               flush ? QpOrigin::kWithFlush : QpOrigin::kVerbs, &attr->cap,
-               attr->sq_sig_all != 0);
+    RegisterQp(E().contexts.Find(context), qp, send_ops, OriginOf(*attr),
+               &attr->cap, attr->sq_sig_all != 0);
   }
   return qp;
 }
@@ -283,7 +295,9 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   q->ctx = c;
   q->qpn = qp->qp_num;
   q->type = qp->qp_type;
-  q->record_batches = e.emulating && origin == QpOrigin::kVerbs;
+  q->record_batches = e.emulating && (origin == QpOrigin::kVerbs ||
+                                      (origin == QpOrigin::kOneWayOps &&
+                                       OneWayBatchesNeedRecording(e, q->type)));
   // Owned before anything is patched or published, so that running out of
   // memory here leaves the QP untouched (and unemulated).
   const auto [slot, fresh] = e.qp_owner.try_emplace(qp, std::move(owned));

@@ -37,8 +37,11 @@ ContextState* RegisterContext(ibv_context* ctx);
 // mlx5dv_create_qp's QPs may take mlx5dv_wr_* calls inside a batch, and a
 // QP created with IBV_QP_EX_WITH_FLUSH may take ibv_wr_flush (rdma-core 45
 // and later), a slot the shim does not wrap; their batches go straight to
-// the provider.
-enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs, kWithFlush };
+// the provider. kOneWayOps: ibv_create_qp_ex's send ops hold no READ and no
+// atomic, so a batch owes one one-way latency, waited before the
+// provider's wr_start: with latency alone (spin mode, no bandwidth, no UD
+// peer classes) its batches go straight to the provider too.
+enum class QpOrigin : uint8_t { kVerbs, kDirectVerbs, kWithFlush, kOneWayOps };
 // `cap`: the QP's queue sizes as created (the defer mode's ENOMEM bound);
 // `sig_all`: the QP signals every WR (true when not known).
 QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,

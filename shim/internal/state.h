@@ -93,8 +93,10 @@ struct QpState {
   QpExSlots provider;  // the provider's ibv_qp_ex functions
   // ibv_wr_* batches are recorded and replayed after the waits (emulation
   // on; not for a QP made through mlx5dv, whose mlx5dv_wr_* calls need the
-  // provider's batch open). Recorded batches are serialized by batch_mu,
-  // held from wr_start to wr_complete/wr_abort except during the waits.
+  // provider's batch open, nor, with latency alone, for one whose send ops
+  // hold no READ or atomic: OneWayBatchesNeedRecording). Recorded batches are
+  // serialized by batch_mu, held from wr_start to wr_complete/wr_abort except
+  // during the waits.
   bool record_batches = false;
   OwnedMutex batch_mu;
   // A direct ibv_wr_* batch; serialized by the provider's send-queue lock,
@@ -245,12 +247,25 @@ __attribute__((always_inline)) inline Engine& E() {
   return *engine.get();
 }
 
+// Spins until `deadline` as every wait does (wait_policy.h); returns the
+// reading when it ended.
+uint64_t SpinTo(Engine& e, uint64_t deadline);
+// Measures the shim's own spin (data_path.cc): how long its unpaused tail
+// is (e.wait.tight_tail_ticks), and the median of what a spin and the call
+// after it cost beyond the deadline (e.cal.spin_fixed_cost_ticks, which
+// every deadline is shortened by). About 1 ms.
+void CalibrateSpin(Engine& e);
+
 // Installs a TSC calibration: the settings' delay and the wait policy in
-// its ticks.
+// its ticks; when emulating, the shim's spin measured with it.
 inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.cal = cal;
+  e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
+  e.wait.max_late_ticks = cal.NsToTicks(WaitPolicy::kMaxLateNs);
+  e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
+  if (e.emulating) CalibrateSpin(e);
   e.delay = emulate::DelayModel(cal.NsToTicks(e.settings.engine.latency_ns),
-                                cal.spin_fixed_cost_ticks);
+                                e.cal.spin_fixed_cost_ticks);
   e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
   const emulate::Config& c = e.settings.engine;
   e.overhead = emulate::DelayModel(cal.NsToTicks(c.overhead_ns),
@@ -268,9 +283,6 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
       if (law) e.class_laws.back()->Set(*law, e.latency_law.seed(), cal);
     }
   }
-  e.wait.sleep_above_ticks = cal.NsToTicks(WaitPolicy::kSleepAboveNs);
-  e.wait.max_late_ticks = cal.NsToTicks(WaitPolicy::kMaxLateNs);
-  e.wait.spin_tail_ticks = cal.NsToTicks(WaitPolicy::kSpinTailNs);
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
   e.lateness.SetTailTicks(cal.NsToTicks(1000));
   e.calibrated = true;
@@ -296,6 +308,17 @@ inline bool LatencyEnabled(const QpState* q, const LatencyLaw* law = nullptr) {
   if (q->loopback.load(std::memory_order_relaxed)) return false;
   if (law == nullptr) law = q->law.load(std::memory_order_relaxed);
   return law != nullptr ? law->enabled() : E().delay.enabled();
+}
+
+// Whether an emulated QP whose send ops hold no READ and no atomic must
+// still record its ibv_wr_* batches (QpState::record_batches): for what a
+// batch tells only at wr_complete, its bytes (pace, pad), the whole batch
+// (the defer queue), or a UD batch's destination and so its peer class's
+// latency. Otherwise its one one-way latency is waited before the
+// provider's wr_start.
+inline bool OneWayBatchesNeedRecording(const Engine& e, ibv_qp_type type) {
+  return e.settings.bandwidth_enabled() || e.deferring ||
+         (type == IBV_QPT_UD && !e.class_laws.empty());
 }
 
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).

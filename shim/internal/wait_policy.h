@@ -32,6 +32,11 @@ struct WaitPolicy {
   // turn a 400 us target into 1 ms. The tail grows by twice this, and a
   // wait sleeps only if it still outlasts sleep_above_ticks plus that.
   std::atomic<uint64_t> late_ticks{0};
+  // The last stretch of every wait, spun without pausing: a paused spin
+  // ends up to one pause after its deadline, by an amount that depends on
+  // the wait's length; an unpaused one within one clock read, whatever the
+  // length (measured at start-up: CalibrateSpin).
+  uint64_t tight_tail_ticks = 0;
 
   uint64_t TailTicks() const {
     return spin_tail_ticks + 2 * late_ticks.load(std::memory_order_relaxed);
@@ -58,17 +63,29 @@ struct WaitPolicy {
 };
 
 // Waits until `deadline` (ticks of `clock`); `sleep(ticks)` gives up the CPU
-// for about that long. Returns the clock's reading when the wait ended.
-template <class Clock, class Sleep>
-uint64_t WaitUntil(Clock& clock, Sleep&& sleep, WaitPolicy& policy,
-                   uint64_t deadline) {
+// for about that long. Spins with `clock` (a pause between reads) until
+// policy.tight_tail_ticks before the deadline, then with `tight` (the same
+// time, read without pausing). Returns the reading when the wait ended.
+template <class Clock, class Tight, class Sleep>
+uint64_t WaitUntil(Clock& clock, Tight& tight, Sleep&& sleep,
+                   WaitPolicy& policy, uint64_t deadline) {
   const uint64_t now = clock.Now();
   const uint64_t asked = deadline > now ? policy.SleepTicks(deadline - now) : 0;
   if (asked > 0) {
     sleep(asked);
     policy.NoteWake(asked, clock.Now() - now);
   }
-  return emulate::SpinUntil(clock, deadline);
+  const uint64_t paused_until =
+      deadline - std::min(policy.tight_tail_ticks, deadline);
+  const uint64_t end = emulate::SpinUntil(clock, paused_until);
+  return end < deadline ? emulate::SpinUntil(tight, deadline) : end;
+}
+
+// The same with one clock throughout.
+template <class Clock, class Sleep>
+uint64_t WaitUntil(Clock& clock, Sleep&& sleep, WaitPolicy& policy,
+                   uint64_t deadline) {
+  return WaitUntil(clock, clock, sleep, policy, deadline);
 }
 
 }  // namespace verbsemu::shim::internal

@@ -159,5 +159,36 @@ TEST(WaitPolicyTest, SleepsOnlyBeyondThresholdPlusLateness) {
   EXPECT_EQ(policy.SleepTicks(100), 0u);
 }
 
+// The same time read without pausing: one tick per read.
+struct Unpaused {
+  emulate::SimulatedClock* clock;
+  uint64_t Now() { return clock->Now(); }
+  void Relax() { clock->Advance(1); }
+};
+
+// A paused spin reads the clock every 29 ticks here: a wait spun paused to
+// its end overshoots by what its length leaves of the last pause; with an
+// unpaused tail longer than a pause it ends at its deadline.
+TEST(WaitPolicyTest, TheLastStretchIsSpunWithoutPausing) {
+  for (const uint64_t deadline : {1000u, 1010u, 1020u}) {
+    SCOPED_TRACE(deadline);
+    emulate::SimulatedClock clock(0, 29);
+    Unpaused tight{&clock};
+    std::vector<uint64_t> slept;
+    WaitPolicy policy;  // never sleeps
+    policy.tight_tail_ticks = 100;
+    EXPECT_EQ(WaitUntil(clock, tight, RecordingSleep{&clock, &slept}, policy,
+                        deadline),
+              deadline);
+    emulate::SimulatedClock paused(0, 29);
+    Unpaused same{&paused};
+    policy.tight_tail_ticks = 0;
+    EXPECT_EQ(WaitUntil(paused, same, RecordingSleep{&paused, &slept}, policy,
+                        deadline),
+              (deadline + 28) / 29 * 29);
+    EXPECT_TRUE(slept.empty());
+  }
+}
+
 }  // namespace
 }  // namespace verbsemu::shim::internal
