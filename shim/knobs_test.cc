@@ -192,8 +192,8 @@ TEST(SettingsFromEnvTest, ReadsTheLogGpKnobs) {
 
 TEST(SettingsFromEnvTest, LogGpKnobsRefuseWithOneLine) {
   const std::pair<const char*, const char*> bad[] = {
-      {"VERBSEMU_OVERHEAD", "-1us"},      {"VERBSEMU_OVERHEAD", "2 parsecs"},
-      {"VERBSEMU_RECV_OVERHEAD", "1xs"},  {"VERBSEMU_GAP", "3s"},
+      {"VERBSEMU_OVERHEAD", "-1us"},       {"VERBSEMU_OVERHEAD", "2 parsecs"},
+      {"VERBSEMU_RECV_OVERHEAD", "1xs"},   {"VERBSEMU_GAP", "3s"},
       {"VERBSEMU_GAP", "normal(1us,1ns)"}, {"VERBSEMU_GAP_SCOPE", "node"}};
   for (const auto& [knob, value] : bad) {
     auto r = SettingsFromEnv(FakeEnv({{knob, value}}));

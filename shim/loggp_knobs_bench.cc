@@ -111,8 +111,8 @@ void GapRow(const Opts& o, const emulate::TscCalibration& cal, double gap_ns,
   std::vector<FakeQpEnv> envs;
   for (int i = 0; i < qps; ++i) envs.push_back(Setup(d));
   const double secs = o.quick ? 0.1 : 0.5;
-  const size_t n = std::clamp<size_t>(
-      static_cast<size_t>(secs * 1e9 / gap_ns), 1000, 200'000);
+  const size_t n = std::clamp<size_t>(static_cast<size_t>(secs * 1e9 / gap_ns),
+                                      1000, 200'000);
   uint64_t first = 0;
   const uint64_t cpu0 = ThreadCpuNs();
   for (size_t i = 0; i < n; ++i) {
@@ -123,14 +123,15 @@ void GapRow(const Opts& o, const emulate::TscCalibration& cal, double gap_ns,
   // The share of the run the thread was on a CPU: below 1, the host took
   // it away (the rate can then only fall short by what the catch-up window
   // does not make up).
-  const double on_cpu = static_cast<double>(ThreadCpuNs() - cpu0) /
-                        cal.TicksToNs(last - first);
+  const double on_cpu =
+      static_cast<double>(ThreadCpuNs() - cpu0) / cal.TicksToNs(last - first);
   // The device's spacing of consecutive messages (per QP under the QP
   // scope: every QPs-th post is the same QP's).
   const std::vector<PostRecord> posts = d.Posts();
   std::vector<double> spacing;
   for (size_t i = envs.size(); i < posts.size(); ++i) {
-    const size_t prev = scope == emulate::GapScope::kQp ? i - envs.size() : i - 1;
+    const size_t prev =
+        scope == emulate::GapScope::kQp ? i - envs.size() : i - 1;
     spacing.push_back(cal.TicksToNs(posts[i].tsc - posts[prev].tsc));
   }
   const double median_gap = Median(std::move(spacing));

@@ -27,12 +27,11 @@ struct DurationAxis {
   std::string_view help;  // for the usage line
 };
 inline constexpr size_t kDurationAxisCount = 3;
-inline constexpr std::array<DurationAxis, kDurationAxisCount> kDurationAxes =
-    {{{"--overhead", "overhead",
-       "LogGP o: CPU time per WR posted (0,1us,2us)"},
-      {"--recv-overhead", "recv_overhead",
-       "LogGP o: CPU time per receive completion"},
-      {"--gap", "gap", "LogGP g: least time between messages"}}};
+inline constexpr std::array<DurationAxis, kDurationAxisCount> kDurationAxes = {
+    {{"--overhead", "overhead", "LogGP o: CPU time per WR posted (0,1us,2us)"},
+     {"--recv-overhead", "recv_overhead",
+      "LogGP o: CPU time per receive completion"},
+     {"--gap", "gap", "LogGP g: least time between messages"}}};
 // One value per axis: the lists asked for, or a point's values as given.
 using DurationTexts = std::array<std::string, kDurationAxisCount>;
 using DurationNs = std::array<double, kDurationAxisCount>;

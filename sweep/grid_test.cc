@@ -49,8 +49,8 @@ TEST(ParseGridTest, LogGpAxesMultiplyTheGrid) {
   EXPECT_EQ(g->points[6].latency_ns, 1000);
   const auto env = p.Environment("pad");
   ASSERT_EQ(env.size(), 2u);
-  EXPECT_EQ(env[0], (std::pair<std::string, std::string>{"VERBSEMU_OVERHEAD",
-                                                         "1us"}));
+  EXPECT_EQ(env[0],
+            (std::pair<std::string, std::string>{"VERBSEMU_OVERHEAD", "1us"}));
   EXPECT_EQ(env[1],
             (std::pair<std::string, std::string>{"VERBSEMU_GAP", "500ns"}));
 }

@@ -123,20 +123,20 @@ Json RunJson(const RunRecord& r,
   Json rep = Json::object();
   for (const auto& [name, text] : reports) rep[name] = text;
   Json j = {{"run", r.run},
-          {"block", r.block},
-          {"point", r.point},
-          {"program", r.program},
-          {"latency", r.latency},
-          {"latency_ns", r.latency_ns},
-          {"bandwidth", r.bandwidth},
-          {"bandwidth_share", r.bandwidth_share},
-          {"bw_mode", r.bw_mode},
-          {"metric", r.metric ? Json(*r.metric) : Json(nullptr)},
-          {"wall_s", r.wall_s},
-          {"status", r.status},
-          {"valid", r.valid},
-          {"reason", r.reason},
-          {"reports", rep}};
+            {"block", r.block},
+            {"point", r.point},
+            {"program", r.program},
+            {"latency", r.latency},
+            {"latency_ns", r.latency_ns},
+            {"bandwidth", r.bandwidth},
+            {"bandwidth_share", r.bandwidth_share},
+            {"bw_mode", r.bw_mode},
+            {"metric", r.metric ? Json(*r.metric) : Json(nullptr)},
+            {"wall_s", r.wall_s},
+            {"status", r.status},
+            {"valid", r.valid},
+            {"reason", r.reason},
+            {"reports", rep}};
   AddDurations(r.durations, r.durations_ns, &j);
   return j;
 }
@@ -160,22 +160,22 @@ namespace {
 Json PointJson(const PointResult& p) {
   const Summary& s = p.summary;
   Json j = {{"latency", p.point.latency},
-          {"latency_ns", p.point.latency_ns},
-          {"bandwidth", p.point.bandwidth},
-          {"bandwidth_share", p.point.bandwidth_share},
-          {"runs", p.runs},
-          {"valid_runs", s.n},
-          {"failed", p.failed},
-          {"invalid", p.invalid},
-          {"valid", p.valid()},
-          {"median", s.median},
-          {"median_ci", {s.median_ci.lo, s.median_ci.hi}},
-          {"mean", s.mean},
-          {"mean_ci", {s.mean_ci.lo, s.mean_ci.hi}},
-          {"sd", s.sd},
-          {"cv", p.cv},
-          {"noisy", p.noisy},
-          {"first_reason", p.first_reason}};
+            {"latency_ns", p.point.latency_ns},
+            {"bandwidth", p.point.bandwidth},
+            {"bandwidth_share", p.point.bandwidth_share},
+            {"runs", p.runs},
+            {"valid_runs", s.n},
+            {"failed", p.failed},
+            {"invalid", p.invalid},
+            {"valid", p.valid()},
+            {"median", s.median},
+            {"median_ci", {s.median_ci.lo, s.median_ci.hi}},
+            {"mean", s.mean},
+            {"mean_ci", {s.mean_ci.lo, s.mean_ci.hi}},
+            {"sd", s.sd},
+            {"cv", p.cv},
+            {"noisy", p.noisy},
+            {"first_reason", p.first_reason}};
   AddDurations(p.point.durations, p.point.durations_ns, &j);
   return j;
 }

@@ -36,7 +36,7 @@ struct SweepPlan {
   std::string bandwidths;       // "" means 100%
   std::string bw_mode = "pad";
   DurationTexts durations;  // per kDurationAxes row, as given; "": "0"
-  int repeat = 5;  // blocks planned (with --precision: so far)
+  int repeat = 5;           // blocks planned (with --precision: so far)
   PrecisionGoal precision;
   uint64_t seed = 0;
   std::string metric = "runtime";

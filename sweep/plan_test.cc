@@ -30,10 +30,9 @@ TEST(PlanTest, FlagsAndTheCommand) {
 }
 
 TEST(PlanTest, LogGpAxesAreOptionsKeptInThePlan) {
-  ParsedArgs p = ParseSweepArgs(
-      {"--overhead", "0,1us", "--recv-overhead=0,2us", "--gap", "0,250ns",
-       "--", "./app"},
-      "o", 1);
+  ParsedArgs p = ParseSweepArgs({"--overhead", "0,1us", "--recv-overhead=0,2us",
+                                 "--gap", "0,250ns", "--", "./app"},
+                                "o", 1);
   ASSERT_TRUE(p.plan) << p.error;
   EXPECT_EQ(p.plan->durations, (DurationTexts{"0,1us", "0,2us", "0,250ns"}));
   std::string why;

@@ -222,8 +222,7 @@ uint64_t SpinOverhead(uint64_t t0, uint64_t wrs) {
   return emulate::SpinUntil(clock, e.overhead.Deadline(t0, wrs));
 }
 
-uint64_t GapStart(QpState* q, PortLink* link, uint64_t release,
-                  uint64_t wrs) {
+uint64_t GapStart(QpState* q, PortLink* link, uint64_t release, uint64_t wrs) {
   const Engine& e = E();
   if (e.gap_ticks == 0 || wrs == 0) return release;
   const uint64_t span = wrs * e.gap_ticks;
@@ -244,7 +243,8 @@ void SpinRecvOverhead(const ibv_wc* wc, int n) {
   if (recvs == 0) return;
   const Engine& e = E();
   emulate::TscClock clock{e.cal.spin_pause};
-  emulate::SpinUntil(clock, e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
+  emulate::SpinUntil(clock,
+                     e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
 }
 
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,

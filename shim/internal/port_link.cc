@@ -175,8 +175,8 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
   link->rate_source = rate.source;
   const emulate::BandwidthTarget& bw =
       lc != nullptr ? lc->bandwidth : config.bandwidth;
-  const std::string segment = LinkSegmentName(
-      e.traffic_paths, c->device, port, lc != nullptr ? lc->name : "");
+  const std::string segment = LinkSegmentName(e.traffic_paths, c->device, port,
+                                              lc != nullptr ? lc->name : "");
   if (bw.enabled()) {
     NoteRate(*link, c->device, lc != nullptr ? lc->name : "");
     ApplyBandwidth(link.get(), c->device, bw, segment);

@@ -31,7 +31,7 @@ struct QpState;
 struct SharedLink {
   static constexpr uint64_t kTag = SegmentTag(1, 2);  // name: link-v2
   std::atomic<uint64_t> tag{0};
-  emulate::PacerState out;             // pace mode: what the port sends
+  emulate::PacerState out;  // pace mode: what the port sends
   // VERBSEMU_GAP_SCOPE=port: the port's gap schedule (emulate/gap_clock.h),
   // TSC ticks. In what was padding: a shim that predates it leaves it zero.
   std::atomic<uint64_t> gap_next{0};

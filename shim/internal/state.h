@@ -56,8 +56,7 @@ struct Wrapping {
     // The overhead and the gap are per WR: ibv_wr_* batches are counted.
     const bool per_wr = c.overhead_ns > 0 || c.gap_ns > 0;
     // Defer hands posts over from ibv_poll_cq too.
-    return {s.emulating() || report,
-            s.bandwidth_enabled() || report || per_wr,
+    return {s.emulating() || report, s.bandwidth_enabled() || report || per_wr,
             report || Deferring(s) || c.recv_overhead_ns > 0};
   }
   static bool Deferring(const Settings& s) {
