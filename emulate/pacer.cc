@@ -63,7 +63,7 @@ uint64_t Pacer::Epoch(uint64_t now) {
   return epoch;  // re-based by another pacer
 }
 
-uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
+uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes, Sender sender) {
   if (!enabled()) return now;
   const uint64_t epoch = Epoch(now);
   const uint64_t rel_now = (now > epoch ? now - epoch : 0);
@@ -86,10 +86,13 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes) {
       free_at = now_fx;
       NoteReset();
     }
-    // Catch-up window: the configured burst, and at least two messages of
-    // this size (a sender that lost the CPU for one message, e.g. to a soft
-    // device's packet processing, gets that link time back).
-    const uint64_t slack = std::max(burst_fx_, 2 * cost_fx);
+    // Catch-up window of a blocking sender: the configured burst, and at
+    // least two messages of this size (a sender that lost the CPU for one
+    // message, e.g. to a soft device's packet processing, gets that link
+    // time back). A queued sender lost nothing: no window.
+    const uint64_t slack = sender == Sender::kQueued
+                               ? 0
+                               : std::max(burst_fx_, 2 * cost_fx);
     const uint64_t earliest = now_fx > slack ? now_fx - slack : 0;
     finish = std::min(kFxMax,
                       std::min(kFxMax, std::max(free_at, earliest)) + cost_fx);

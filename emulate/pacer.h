@@ -54,9 +54,19 @@ class Pacer {
 
   bool enabled() const { return target_ > 0; }
 
+  // How the sender waits for its release. kBlocking: it waits in its post
+  // (spin), so its own work after a release delays its next post and the
+  // catch-up window gives that link time back. kQueued: the post returned at
+  // once and is held until its release (defer), as a NIC's send queue holds
+  // it; an idle link then grants nothing, as a real one does not (a train
+  // after an idle stretch must not start with a free burst: LogGP's G and
+  // any bursty phase would come out fast).
+  enum class Sender { kBlocking, kQueued };
+
   // Reserves the virtual link for `bytes` at `now`; returns the tick at which
   // the data may be handed to the device (>= now).
-  uint64_t Reserve(uint64_t now, uint64_t bytes);
+  uint64_t Reserve(uint64_t now, uint64_t bytes,
+                   Sender sender = Sender::kBlocking);
 
  private:
   // The link's epoch, re-based at `now` when the TSC went backwards by more

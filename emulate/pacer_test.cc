@@ -62,6 +62,18 @@ TEST(PacerTest, CatchUpWindowIsAtLeastTwoMessages) {
   EXPECT_EQ(p.Reserve(250, 100), 300u);  // the schedule held
 }
 
+TEST(PacerTest, AQueuedSenderGetsNoCreditFromAnIdleLink) {
+  // A train posted after an idle stretch leaves at the link's rate from its
+  // first message: 8 messages of 100 ticks end 800 ticks after the post.
+  Pacer p(1.0, 0, 0, 50);
+  EXPECT_EQ(p.Reserve(0, 100, Pacer::Sender::kQueued), 100u);
+  for (uint64_t i = 1; i <= 8; ++i) {
+    EXPECT_EQ(p.Reserve(10000, 100, Pacer::Sender::kQueued), 10000 + 100 * i);
+  }
+  // Back to back, a queued sender keeps the schedule as a blocking one does.
+  EXPECT_EQ(p.Reserve(10050, 100, Pacer::Sender::kQueued), 10900u);
+}
+
 TEST(PacerTest, FractionalCostsAccumulateExactly) {
   // 64-byte messages at 3 bytes per tick: 21.33 ticks each.
   Pacer p(3.0, 0, 0);

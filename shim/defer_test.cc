@@ -57,6 +57,34 @@ TEST_F(DeferTest, PostReturnsAtOnceAndReachesTheDeviceTheLatencyLater) {
   EXPECT_EQ(posts[0].wr_id, 100u);
 }
 
+// Defer and pace: a post returns at once and waits in the send queue, as on
+// a NIC, so a train posted after an idle stretch leaves at the link's rate
+// from its first message. (A blocking sender's catch-up window would hand it
+// two messages free: LogGP's G measured 64-77 ns/B for 80.)
+TEST_F(DeferTest, ATrainAfterAnIdleLinkLeavesAtTheLinksRate) {
+  emulate::Config c;
+  c.bandwidth = *emulate::ParseBandwidth("1Gbit/s");
+  c.bw_mode = emulate::BwMode::kPace;
+  c.link_bits_per_s = 1e12;
+  c.latency_mode = emulate::LatencyMode::kDefer;
+  Configure(c);
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false);
+  Chain ch(1, 65536);
+  ASSERT_EQ(Post(r.qp, ch), 0);
+  ASSERT_TRUE(PollUntilPosts(d, r.cq, 1, std::chrono::seconds(5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // link idle
+  constexpr int kTrain = 8;
+  const uint64_t start = emulate::ReadTsc();
+  for (int i = 0; i < kTrain; ++i) ASSERT_EQ(Post(r.qp, ch), 0);
+  ASSERT_TRUE(PollUntilPosts(d, r.cq, 1 + kTrain, std::chrono::seconds(5)));
+  // The last leaves when its bytes end on the virtual link, less the real
+  // link's own time for them: 8 messages of 524 us after the first post.
+  const double min_ns = kTrain * 65536 * 8 / 1.0 * (1 - 1e9 / 1e12);
+  EXPECT_GE(Cal().TicksToNs(d.Posts().back().tsc - start), min_ns * 0.999);
+}
+
 TEST_F(DeferTest, KeepsTheOrderOfChainsAndBatches) {
   ConfigureDefer(20e6);  // far above any preemption between the posts
   FakeDevice d("fake0");

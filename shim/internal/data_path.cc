@@ -256,15 +256,19 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
   uint64_t release = t0;
   PortLink* link = q->link.load(std::memory_order_acquire);
   if (link != nullptr) {
+    // A deferring QP's post returned at once: it queues, it does not block.
+    const auto sender = q->defer != nullptr ? emulate::Pacer::Sender::kQueued
+                                            : emulate::Pacer::Sender::kBlocking;
     if (e.pace && link->pacer_out && shape.out_bytes > 0) {
-      release = link->pacer_out->Reserve(t0, shape.out_bytes);
+      release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
     } else if (e.pad && shape.out_bytes > 0) {
       SendPadding(q, link, shape.out_bytes);
     }
     // Responses come back on the other direction, which padding from this
     // side cannot fill: reads are paced on the inbound link in both modes.
     if (link->pacer_in && shape.in_bytes > 0) {
-      release = std::max(release, link->pacer_in->Reserve(t0, shape.in_bytes));
+      release = std::max(release,
+                         link->pacer_in->Reserve(t0, shape.in_bytes, sender));
     }
   }
   // The message starts at the later of its bandwidth's and its gap's.
