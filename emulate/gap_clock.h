@@ -17,11 +17,13 @@ namespace verbsemu::emulate {
 // wakes late does not lose its rate, and one that posts less often than
 // the gap is never held.
 //
-// `burst`: how far behind `now` the schedule may lag and still be caught up
-// (a token bucket of that depth). A sender held up (preempted, an interrupt,
-// its own work) then posts the messages it owes sooner, so the long-run rate
-// stays at the target; an idle schedule lends at most `burst` of messages.
-// 0: strict, every start at least one gap after the previous one.
+// `burst`: how far behind `now` the schedule may lag and still be caught up.
+// A sender held up (preempted, an interrupt, its own work) then posts the
+// messages it owes sooner, so the long-run rate stays at the target. A
+// schedule further behind was idle: it lends nothing, and the post starts
+// the schedule again at `now` (a burst after an idle stretch keeps the
+// rate from its first message). 0: strict, every start at least one gap
+// after the previous one.
 //
 // With `max_ahead` (0: unbounded), a schedule booked further ahead of `now`
 // than that (garbage in a shared segment, a TSC that went backwards)
@@ -29,11 +31,11 @@ namespace verbsemu::emulate {
 inline uint64_t ReserveGap(std::atomic<uint64_t>& next_free, uint64_t now,
                            uint64_t span, uint64_t burst = 0,
                            uint64_t max_ahead = 0) {
-  const uint64_t floor = now > burst ? now - burst : 0;
   uint64_t seen = next_free.load(std::memory_order_relaxed);
   for (;;) {
     const bool bogus = max_ahead != 0 && seen > now && seen - now > max_ahead;
-    const uint64_t slot = bogus ? now : std::max(floor, seen);
+    const bool idle = seen < now && now - seen > burst;
+    const uint64_t slot = bogus || idle ? now : seen;
     if (next_free.compare_exchange_weak(seen, slot + span,
                                         std::memory_order_acq_rel,
                                         std::memory_order_relaxed)) {

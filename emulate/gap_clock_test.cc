@@ -38,27 +38,32 @@ TEST(GapClockTest, ALateWakeUpKeepsTheSchedule) {
   EXPECT_EQ(ReserveGap(next, 1090, 50), 1100u);
 }
 
-TEST(GapClockTest, ASenderHeldUpCatchesUpWithinTheBurstOnly) {
+TEST(GapClockTest, ASenderHeldUpWithinTheBurstCatchesUp) {
   std::atomic<uint64_t> next{0};
   EXPECT_EQ(ReserveGap(next, 1000, 50, 100), 1000u);
-  // Due at 1050, held up until 1200: it owes three messages (1050, 1100,
-  // 1150) but may catch up only 100 ticks of them: slots 1100, 1150, 1200
-  // go at once, then the schedule holds again.
+  // Due at 1050, held up until 1120 (70 behind, within the burst): it owes
+  // the slots 1050 and 1100, which go at once, then the schedule holds.
+  EXPECT_EQ(ReserveGap(next, 1120, 50, 100), 1120u);
+  EXPECT_EQ(ReserveGap(next, 1120, 50, 100), 1120u);
+  EXPECT_EQ(ReserveGap(next, 1120, 50, 100), 1150u);
+}
+
+TEST(GapClockTest, ASenderFurtherBehindThanTheBurstStartsAgainAtNow) {
+  std::atomic<uint64_t> next{0};
+  EXPECT_EQ(ReserveGap(next, 1000, 50, 100), 1000u);
+  // Due at 1050, back at 1200: 150 behind, more than the burst: the
+  // schedule was idle and lends nothing.
   EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1200u);
-  EXPECT_EQ(next.load(), 1150u);
-  EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1200u);
-  EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1200u);
+  EXPECT_EQ(next.load(), 1250u);
   EXPECT_EQ(ReserveGap(next, 1200, 50, 100), 1250u);
 }
 
-TEST(GapClockTest, AnIdleScheduleLendsAtMostTheBurst) {
+TEST(GapClockTest, AnIdleScheduleLendsNothing) {
+  // A burst after an idle stretch keeps the rate from its first message.
   std::atomic<uint64_t> next{0};
-  // Idle since 0: the window starts at now - burst, and no start is ever
-  // before now.
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(ReserveGap(next, 10'000, 50, 100), 10'000u);
-  }
+  EXPECT_EQ(ReserveGap(next, 10'000, 50, 100), 10'000u);
   EXPECT_EQ(ReserveGap(next, 10'000, 50, 100), 10'050u);
+  EXPECT_EQ(ReserveGap(next, 10'000, 50, 100), 10'100u);
 }
 
 TEST(GapClockTest, AScheduleBookedImplausiblyFarAheadStartsAgainAtNow) {

@@ -27,11 +27,12 @@ class Pacer {
  public:
   // Rates in bytes per tick; real_bytes_per_tick == 0 means "infinitely fast"
   // (e.g. loopback). `epoch` is any tick value not after the first Reserve.
-  // `burst_ticks`: how far behind the virtual link a sender may fall and
-  // still catch up (a token bucket of that depth). Without it, every late
-  // post (the caller's own overhead, a preemption) is lost link time and the
-  // rate comes out low; with it, an idle link grants at most this much burst.
-  // The window is never shorter than two messages of the size being paced.
+  // `burst_ticks`: how far behind the virtual link's schedule a blocking
+  // sender may fall and still catch up (never less than two messages of the
+  // size being paced). Without it, every late post (the caller's own
+  // overhead, a preemption) is lost link time and the rate comes out low.
+  // A sender further behind found the link idle: it gets nothing back, and
+  // an idle link never lends a burst (a real one cannot).
   Pacer(double target_bytes_per_tick, double real_bytes_per_tick,
         uint64_t epoch, uint64_t burst_ticks = 0);
   // A link whose schedule is `shared`, which other pacers, in this process
@@ -58,9 +59,7 @@ class Pacer {
   // (spin), so its own work after a release delays its next post and the
   // catch-up window gives that link time back. kQueued: the post returned at
   // once and is held until its release (defer), as a NIC's send queue holds
-  // it; an idle link then grants nothing, as a real one does not (a train
-  // after an idle stretch must not start with a free burst: LogGP's G and
-  // any bursty phase would come out fast).
+  // it: its posts book the link as they come, with no window.
   enum class Sender { kBlocking, kQueued };
 
   // Reserves the virtual link for `bytes` at `now`; returns the tick at which
