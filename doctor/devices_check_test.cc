@@ -86,8 +86,7 @@ TEST(CheckDevices, EachKindGetsItsLimitsFromTheTable) {
             std::string::npos)
       << s;
   EXPECT_NE(s.find("irdma0 (irdma): iWARP QPs are connected without an "
-                   "address vector: padding is not applied, use --bw-mode "
-                   "pace"),
+                   "address vector: --bw-mode pad paces them instead"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("mlx5_0 (mlx5): mlx5dv and DEVX direct verbs are hidden"),

@@ -24,8 +24,9 @@ struct Limit {
 // One row per limit, grouped by provider.
 constexpr Limit kLimits[] = {
     {"iWARP",
-     "iWARP QPs are connected without an address vector: padding is not "
-     "applied, use --bw-mode pace"},
+     "iWARP QPs are connected without an address vector: --bw-mode pad "
+     "paces them instead (pace needs the port's real rate: "
+     "--link-bandwidth where it is not known)"},
     {"mlx5",
      "mlx5dv and DEVX direct verbs are hidden by default "
      "(VERBSEMU_DIRECT_VERBS=off): UCX falls back to rc_verbs/ud_verbs, so "
@@ -39,8 +40,8 @@ constexpr Limit kLimits[] = {
      "data path must stay off (FI_EFA_USE_DATA_PATH_DIRECT=0, which verbsemu "
      "run exports)"},
     {"efa",
-     "SRD QPs have no connected address vector: padding is not applied, use "
-     "--bw-mode pace"},
+     "SRD QPs have no connected address vector: --bw-mode pad paces them "
+     "instead"},
     {"efa",
      "EFA reports every port as EDR 4X (100 Gb/s): with --bandwidth N% give "
      "the real rate with --link-bandwidth"},

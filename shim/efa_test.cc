@@ -196,7 +196,10 @@ TEST_F(EfaTest, EfadvQpIsPaced) {
 
 // Padding datagrams go to a connected QP's peer; an SRD QP has none, so
 // pad mode cannot take bandwidth from it, and the shim says so once.
-TEST_F(EfaTest, PadModeSaysOnceThatSrdQpsAreNotPadded) {
+// EFA reports every port as EDR 4X, so its rate is not taken as known: an
+// SRD QP can then be neither padded nor paced, and the shim says what to
+// give, once.
+TEST_F(EfaTest, PadModeWithoutTheLinkRateSaysOnceWhatToGive) {
   ConfigureBandwidth("50%");
   FakeDevice d("efa_0");
   ::testing::internal::CaptureStderr();
@@ -210,8 +213,30 @@ TEST_F(EfaTest, PadModeSaysOnceThatSrdQpsAreNotPadded) {
   const std::string said = "DRIVER QP";
   ASSERT_NE(err.find(said), std::string::npos) << err;
   EXPECT_EQ(err.find(said, err.find(said) + 1), std::string::npos) << err;
-  EXPECT_NE(err.find("is not padded"), std::string::npos) << err;
-  EXPECT_NE(err.find("pace"), std::string::npos) << err;
+  EXPECT_NE(err.find("not padded nor paced"), std::string::npos) << err;
+  EXPECT_NE(err.find("--link-bandwidth"), std::string::npos) << err;
+}
+
+// An SRD QP cannot be padded (no connected peer), so pad mode paces it on
+// the port's virtual link: 50 sends of 64 KiB at half the port's rate take
+// at least 50 messages' time, less the real link's own time for the last.
+TEST_F(EfaTest, PadModePacesSrdQpsAtTheTargetRate) {
+  ConfigureBandwidth("50%", 0, emulate::BwMode::kPad, 100e9);
+  FakeDevice d("efa_0");
+  ::testing::internal::CaptureStderr();
+  SrdQp s = SrdQpAtRts(d);
+  constexpr int kSends = 50;
+  const uint64_t start = emulate::ReadTsc();
+  for (int i = 0; i < kSends; ++i) ASSERT_EQ(Send(s, 65536), 0);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("DRIVER QP 0x"), std::string::npos) << err;
+  EXPECT_NE(err.find("is paced instead"), std::string::npos) << err;
+  // 64 KiB at 50 Gbit/s: 10.5 us each, the last released its 5.2 us on
+  // the real link early; measured from the start, as a preempted post only
+  // goes later.
+  const double min_ns = kSends * 65536 * 8 / 50.0 - 65536 * 8 / 100.0;
+  EXPECT_GE(Cal().TicksToNs(d.last_post_tsc.load() - start), min_ns * 0.99);
+  EXPECT_EQ(d.ud_datagrams.load(), 0u);
 }
 
 TEST_F(EfaTest, ReportListsTheSrdQp) {

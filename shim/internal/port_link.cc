@@ -118,7 +118,8 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
                  : std::make_unique<emulate::Pacer>(target, real, now, burst);
     };
     SharedLink* s = link->shared.get();
-    if (e.pace) link->pacer_out = make(s != nullptr ? &s->out : nullptr);
+    // Pad mode paces the QPs it cannot pad (AttachLink).
+    link->pacer_out = make(s != nullptr ? &s->out : nullptr);
     link->pacer_in = make(s != nullptr ? &s->in : nullptr);
   }
   const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
@@ -187,14 +188,17 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
 }
 
 // The padding datagrams go to the QP's peer, known only from a connected
-// QP's address vector: UD and EFA SRD (DRIVER) QPs send to many peers.
-void WarnUnpadded(const QpState& q) {
-  char line[320];
+// QP's address vector: UD, EFA SRD (DRIVER), iWARP and DCI QPs are paced on
+// the port's virtual link instead, when its rate is known.
+void WarnUnpadded(const QpState& q, bool paced) {
+  char line[360];
   std::snprintf(line, sizeof line,
                 "bandwidth padding needs a connected QP (RC/UC): %s QP "
-                "0x%06x on %s is not padded, nor will other such QPs be "
-                "(--bw-mode pace takes bandwidth from every QP type)",
-                QpTypeName(q.type), q.qpn, q.ctx->device.c_str());
+                "0x%06x on %s is %s, as other such QPs will be",
+                QpTypeName(q.type), q.qpn, q.ctx->device.c_str(),
+                paced ? "paced instead (as --bw-mode pace would)"
+                      : "not padded nor paced (the port's rate is unknown: "
+                        "give --link-bandwidth)");
   Warn(line);
 }
 
@@ -227,7 +231,9 @@ void AttachLink(QpState* q) {
     }
   }
   if (pads) PreparePadding(q, link);
-  if (unpadded && !e.warned_unpadded.exchange(true)) WarnUnpadded(*q);
+  const bool paced = unpadded && link->pacer_out != nullptr;
+  q->paced_unpadded.store(paced, std::memory_order_relaxed);
+  if (unpadded && !e.warned_unpadded.exchange(true)) WarnUnpadded(*q, paced);
   q->link.store(link, std::memory_order_release);
 }
 

@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -21,6 +22,7 @@
 
 #include "emulate/pad_planner.h"
 #include "emulate/spin.h"
+#include "emulate/topology.h"
 #include "emulate/tsc.h"
 #include "shim/internal/counters.h"
 #include "shim/internal/defer_queue.h"
@@ -83,6 +85,11 @@ struct ContextState {
   Counter cqs;
 };
 
+// A connection's two ends as rdma_cm resolved them (cm_peer.h).
+struct CmEnds {
+  emulate::PortAddress local, peer;
+};
+
 struct QpState {
   ibv_qp* qp = nullptr;
   ContextState* ctx = nullptr;
@@ -107,7 +114,13 @@ struct QpState {
   bool have_av = false;
   uint32_t dest_qpn = 0;  // the connected peer QP's number (RC/UC), at RTR
   ibv_ah_attr av{};
+  // The two ends rdma_cm connected (cm_peer.h), for a QP without an address
+  // vector; under mu.
+  std::optional<CmEnds> cm_ends;
   std::atomic<PortLink*> link{nullptr};
+  // Pad mode, a QP that cannot be padded (no connected address vector: UD,
+  // EFA SRD, iWARP, DCI): paced on the port's virtual link instead.
+  std::atomic<bool> paced_unpadded{false};
   emulate::PadPlanner planner;  // under mu
   AhPtr pad_ah;                 // under mu; in the pad sender's PD
   // The port whose count of READ-serving QPs includes this QP; under mu.
