@@ -10,6 +10,7 @@
 #include <exception>
 
 #include "shim/internal/boundary.h"
+#include "shim/internal/cm_peer.h"
 #include "shim/internal/direct_verbs.h"
 #include "shim/internal/efa_verbs.h"
 #include "shim/internal/engine.h"
@@ -127,6 +128,18 @@ VERBSEMU_EXPORT ibv_qp* efadv_create_qp_ex(ibv_context* context,
   return Guard("efadv_create_qp_ex", static_cast<ibv_qp*>(nullptr), [&] {
     return engine::EfadvCreateQpEx(context, attr, efa_attr, inlen);
   });
+}
+
+// librdmacm's connection calls (RDMACM_1.0): where a QP without an address
+// vector (iWARP) gets its peer's class (cm_peer.h).
+VERBSEMU_EXPORT int rdma_connect(rdma_cm_id* id,
+                                 rdma_conn_param* conn_param) noexcept {
+  return engine::CmConnect(id, conn_param);
+}
+
+VERBSEMU_EXPORT int rdma_accept(rdma_cm_id* id,
+                                rdma_conn_param* conn_param) noexcept {
+  return engine::CmAccept(id, conn_param);
 }
 
 // Private libibverbs entry points (driver.h), reached by libibverbs' own PLT

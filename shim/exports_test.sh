@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libverbsemu.so's export map, and the preload/launcher behaviour that needs
 # no device: exactly the interposed verbs under IBVERBS_1.1, libmlx5's and
-# libefa's entries under their own nodes, the private hooks in the base
+# libefa's and librdmacm's entries under their own nodes, the private hooks in the base
 # version, nothing of C++; a bad value is one line.
 set -u
 lib=$1
@@ -11,7 +11,7 @@ passed=0 failed=0
 ok() { echo "PASS $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }
 
-exports=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $NF != "IBVERBS_1.1" && $NF !~ /^MLX5_1\.[378]$/ && $NF !~ /^EFA_1\.[01]$/ && $NF !~ /^_(end|edata|_bss_start)$/ {print $(NF-1), $NF}' | sort)
+exports=$(objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*" && $NF != "IBVERBS_1.1" && $NF !~ /^MLX5_1\.[378]$/ && $NF !~ /^EFA_1\.[01]$/ && $NF != "RDMACM_1.0" && $NF !~ /^_(end|edata|_bss_start)$/ {print $(NF-1), $NF}' | sort)
 expected=$(printf '%s\n' \
   "IBVERBS_1.1 ibv_close_device" "IBVERBS_1.1 ibv_create_ah" "IBVERBS_1.1 ibv_create_cq" \
   "IBVERBS_1.1 ibv_create_qp" "IBVERBS_1.1 ibv_destroy_ah" "IBVERBS_1.1 ibv_destroy_cq" \
@@ -21,7 +21,8 @@ expected=$(printf '%s\n' \
   "Base verbs_set_ops" "Base ibv_cmd_destroy_qp" \
   "MLX5_1.3 mlx5dv_create_qp" "MLX5_1.7 mlx5dv_devx_obj_create" \
   "MLX5_1.8 mlx5dv_is_supported" \
-  "EFA_1.0 efadv_create_driver_qp" "EFA_1.1 efadv_create_qp_ex" | sort)
+  "EFA_1.0 efadv_create_driver_qp" "EFA_1.1 efadv_create_qp_ex" \
+  "RDMACM_1.0 rdma_accept" "RDMACM_1.0 rdma_connect" | sort)
 if [ "$exports" = "$expected" ]; then ok "export map"; else bad "export map: got [$exports]"; fi
 
 if objdump -T "$lib" | awk '$2 == "g" && $4 != "*UND*"' | grep -q " _Z"; then

@@ -1,8 +1,10 @@
 // VERBSEMU_TOPOLOGY on the fake device: each connected QP's peer, as its
 // address vector names it at RTR, picks its link class, whose latency its
 // posts wait; peers no route matches keep the global latency.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +12,7 @@
 #include <string>
 
 #include "emulate/tsc.h"
+#include "shim/internal/cm_peer.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/real_verbs.h"
@@ -199,6 +202,112 @@ TEST_F(PeerClassTest, AUdWrBatchWaitsItsAddressHandlesClass) {
     });
   };
   ExpectUdClasses(r, ud, shortest);
+}
+
+// iWARP: rdma_cm connects the QP without an address vector, so its class
+// comes from the ends rdma_cm resolved (rdma_connect, rdma_accept).
+class CmPeerTest : public PeerClassTest {
+ protected:
+  void SetUp() override {
+    PeerClassTest::SetUp();
+    ConfigureNearClass();
+  }
+  // librdmacm's own calls, as the fake device's table has none.
+  static void StubRdmaCm() {
+    RealVerbs t = Real();
+    t.rdma_connect = [](rdma_cm_id*, rdma_conn_param*) { return 0; };
+    t.rdma_accept = [](rdma_cm_id*, rdma_conn_param*) { return 7; };
+    SetRealVerbsForTesting(t);
+  }
+  // A cm id of `qp` from 10.0.1.1 to 10.0.THIRD.5.
+  static rdma_cm_id IdOf(ibv_qp* qp, uint8_t third) {
+    rdma_cm_id id{};
+    id.qp = qp;
+    id.route.addr.src_sin.sin_family = AF_INET;
+    inet_pton(AF_INET, "10.0.1.1", &id.route.addr.src_sin.sin_addr);
+    id.route.addr.dst_sin.sin_family = AF_INET;
+    const std::string peer = "10.0." + std::to_string(third) + ".5";
+    inet_pton(AF_INET, peer.c_str(), &id.route.addr.dst_sin.sin_addr);
+    return id;
+  }
+  // To RTS as iWARP's rdma_cm moves it: no address vector at RTR.
+  static void ToRtsWithoutAv(ibv_qp* qp) {
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    EXPECT_EQ(ModifyQp(qp, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
+    for (const ibv_qp_state s : {IBV_QPS_RTR, IBV_QPS_RTS}) {
+      a = ibv_qp_attr{};
+      a.qp_state = s;
+      EXPECT_EQ(ModifyQp(qp, &a, IBV_QP_STATE), 0);
+    }
+  }
+};
+
+TEST_F(CmPeerTest, AQpWithoutAnAddressVectorTakesItsClassAtRdmaConnect) {
+  FakeDevice d("fake0");
+  StubRdmaCm();
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* near = CreateRcQpBeside(r);
+  ibv_qp* other = CreateRcQpBeside(r);
+  rdma_cm_id near_id = IdOf(near, 2), other_id = IdOf(other, 4);
+  EXPECT_EQ(CmConnect(&near_id, nullptr), 0);  // librdmacm's answer
+  EXPECT_EQ(CmConnect(&other_id, nullptr), 0);
+  ToRtsWithoutAv(near);
+  ToRtsWithoutAv(other);
+  EXPECT_GE(ShortestPostNs(d, near, 10), 40e3 * 0.99);
+  const double other_ns = ShortestPostNs(d, other, 10);
+  EXPECT_GE(other_ns, 5e3 * 0.99);
+  EXPECT_LT(other_ns, 40e3);
+  const std::string report = ReportText();
+  EXPECT_NE(report.find(": near 1 QP, no route 1 QP"), std::string::npos)
+      << report;
+  for (ibv_qp* qp : {near, other}) EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+TEST_F(CmPeerTest, RdmaAcceptAfterRtrClassifiesAtOnce) {
+  FakeDevice d("fake0");
+  StubRdmaCm();
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* qp = CreateRcQpBeside(r);
+  ToRtsWithoutAv(qp);
+  rdma_cm_id id = IdOf(qp, 2);
+  EXPECT_EQ(CmAccept(&id, nullptr), 7);
+  EXPECT_GE(ShortestPostNs(d, qp, 10), 40e3 * 0.99);
+  EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+TEST_F(CmPeerTest, AnAddressVectorKeepsItsOwnClass) {
+  FakeDevice d("fake0");
+  StubRdmaCm();
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* qp = QpTo(r, 9, 1);  // no route: the global 5 us
+  rdma_cm_id id = IdOf(qp, 2);
+  EXPECT_EQ(CmConnect(&id, nullptr), 0);
+  EXPECT_LT(ShortestPostNs(d, qp, 10), 40e3);
+  EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+TEST(CmPeer, IpAddressesAreGidsAsRoceWritesThem) {
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  inet_pton(AF_INET, "10.1.2.3", &sin.sin_addr);
+  const auto v4 = GidOfSockaddr(reinterpret_cast<const sockaddr*>(&sin));
+  ASSERT_TRUE(v4);
+  const std::array<uint8_t, 16> want{0, 0, 0,    0,    0,  0, 0, 0,
+                                     0, 0, 0xff, 0xff, 10, 1, 2, 3};
+  EXPECT_EQ(*v4, want);
+  sockaddr_in6 sin6{};
+  sin6.sin6_family = AF_INET6;
+  inet_pton(AF_INET6, "fe80::2:c903:0:1234", &sin6.sin6_addr);
+  const auto v6 = GidOfSockaddr(reinterpret_cast<const sockaddr*>(&sin6));
+  ASSERT_TRUE(v6);
+  EXPECT_EQ((*v6)[0], 0xfe);
+  EXPECT_EQ((*v6)[15], 0x34);
+  sockaddr other{};
+  other.sa_family = AF_UNIX;
+  EXPECT_FALSE(GidOfSockaddr(&other));
+  EXPECT_FALSE(GidOfSockaddr(nullptr));
 }
 
 TEST_F(PeerClassTest, ABadClassLatencyNamesItsLine) {

@@ -44,13 +44,18 @@ void ClassifyPeer(QpState* q) {
   const auto& topology = e.settings.topology;
   if (topology == nullptr) return;
   ibv_ah_attr av;
+  std::optional<CmEnds> cm;
   {
     std::lock_guard<std::mutex> lock(q->mu);
-    if (!q->have_av) return;
+    if (!q->have_av && !q->cm_ends) return;
     av = q->av;
+    if (!q->have_av) cm = q->cm_ends;
   }
-  const int c = topology->topology.Match(LocalAddress(q->ctx->ctx, q->port, av),
-                                         PeerAddress(av));
+  // Without an address vector (iWARP), the ends rdma_cm connected.
+  const int c =
+      cm ? topology->topology.Match(cm->local, cm->peer)
+         : topology->topology.Match(LocalAddress(q->ctx->ctx, q->port, av),
+                                    PeerAddress(av));
   q->link_class.store(c, std::memory_order_relaxed);
   q->law.store(c >= 0 ? e.class_laws[static_cast<size_t>(c)].get() : nullptr,
                std::memory_order_relaxed);

@@ -8,6 +8,7 @@
 #include <infiniband/efadv.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #include <atomic>
 #include <type_traits>
@@ -56,6 +57,10 @@ struct RealVerbs {
                                 efadv_qp_init_attr*, uint32_t) = nullptr;
   ibv_qp* (*efadv_create_driver_qp)(ibv_pd*, ibv_qp_init_attr*,
                                     uint32_t) = nullptr;
+  // librdmacm's connection calls (found through RealRdmaCm): the shim reads
+  // the two ends' IP addresses there for QPs that get no address vector.
+  int (*rdma_connect)(rdma_cm_id*, rdma_conn_param*) = nullptr;
+  int (*rdma_accept)(rdma_cm_id*, rdma_conn_param*) = nullptr;
   // rdma-core release of the running libibverbs (e.g. 44), 0 if unknown.
   int rdma_core_version = 0;
 };
@@ -79,6 +84,11 @@ auto RealMlx5(const char* name, const char* version) {
 template <auto Member>
 auto RealEfa(const char* name, const char* version) {
   return RealProvider<Member>("libefa.so.1", name, version);
+}
+
+template <auto Member>
+auto RealRdmaCm(const char* name) {
+  return RealProvider<Member>("librdmacm.so.1", name, "RDMACM_1.0");
 }
 
 // Non-template part of RealProvider.
