@@ -158,8 +158,8 @@ TEST(Canonicalize, DistinguishesDirectionAndMultiplicity) {
 TEST(Canonicalize, RefusesATooSymmetricGraph) {
   std::string text;
   for (int i = 0; i < 11; ++i)  // 11 disjoint edges: 11! relabellings
-    text += (i ? "," : "") + ("s" + std::to_string(i)) + ">d" +
-            std::to_string(i);
+    text +=
+        (i ? "," : "") + ("s" + std::to_string(i)) + ">d" + std::to_string(i);
   std::string why;
   EXPECT_FALSE(Canonicalize(MustParse(text), &why));
   EXPECT_NE(why.find("too symmetric"), std::string::npos) << why;

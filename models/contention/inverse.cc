@@ -13,8 +13,7 @@ namespace {
 void CheckInput(const Graph& g, const std::vector<double>& times_s,
                 double bytes, double alpha) {
   if (times_s.size() != g.edges.size())
-    throw std::invalid_argument(std::to_string(times_s.size()) +
-                                " times for " +
+    throw std::invalid_argument(std::to_string(times_s.size()) + " times for " +
                                 std::to_string(g.edges.size()) + " edges");
   if (!(bytes > 0) || !std::isfinite(bytes))
     throw std::invalid_argument("the size must be > 0");
@@ -84,7 +83,9 @@ Inversion Invert(const Graph& g, const std::vector<double>& times_s,
 
 MeasuredShapes::MeasuredShapes(double bytes, double alpha, Penalties fallback,
                                double rel_tol)
-    : bytes_(bytes), alpha_(alpha), rel_tol_(rel_tol),
+    : bytes_(bytes),
+      alpha_(alpha),
+      rel_tol_(rel_tol),
       fallback_(std::move(fallback)) {}
 
 void MeasuredShapes::Add(const Graph& g, const std::vector<double>& times_s) {

@@ -21,10 +21,11 @@ using paper::kAlpha;
 using paper::kBytes;
 using paper::Parse;
 
-const char* const kGraphs[] = {
-    paper::kFig2Graph1, paper::kFig2Graph2, paper::kFig2Graph3,
-    paper::kFig2Graph4, paper::kFig3,       paper::kFig4A,
-    paper::kFig4B,      "a>b",              "a>b,a>b,c>b"};
+const char* const kGraphs[] = {paper::kFig2Graph1, paper::kFig2Graph2,
+                               paper::kFig2Graph3, paper::kFig2Graph4,
+                               paper::kFig3,       paper::kFig4A,
+                               paper::kFig4B,      "a>b",
+                               "a>b,a>b,c>b"};
 
 // Forward-solve with a model, invert with the same model for the residual
 // graphs: the first step's penalties come back.
@@ -75,14 +76,13 @@ TEST(MeasuredShapes, LooksUpByShape) {
   const Penalties rules = FindModel("mm2011-node")->penalties;
   MeasuredShapes set(kBytes, kAlpha, rules);
   const Graph g = Parse("a>b,a>c,d>b");
-  set.Add(g, {2.9 * kAlpha * kBytes, 2.6 * kAlpha * kBytes,
-              1.5 * kAlpha * kBytes});
+  set.Add(
+      g, {2.9 * kAlpha * kBytes, 2.6 * kAlpha * kBytes, 1.5 * kAlpha * kBytes});
   const Graph h = Parse("q>r,p>s,p>r");  // d>b, a>c, a>b
   const std::vector<double> rho = set(h);
-  const Inversion inv = Invert(g, {2.9 * kAlpha * kBytes,
-                                   2.6 * kAlpha * kBytes,
-                                   1.5 * kAlpha * kBytes},
-                               kBytes, kAlpha, rules);
+  const Inversion inv = Invert(
+      g, {2.9 * kAlpha * kBytes, 2.6 * kAlpha * kBytes, 1.5 * kAlpha * kBytes},
+      kBytes, kAlpha, rules);
   EXPECT_DOUBLE_EQ(rho[0], inv.rho1[2]);
   EXPECT_DOUBLE_EQ(rho[1], inv.rho1[1]);
   EXPECT_DOUBLE_EQ(rho[2], inv.rho1[0]);
@@ -93,16 +93,14 @@ TEST(MeasuredShapes, LooksUpByShape) {
 // a, b 4.931; c, d, e 3.743. Pairs measured within 0.1% end together.
 TEST(Invert, Fig4MeasuredTimes) {
   const Penalties rules = FindModel("mm2011-node")->penalties;
-  const Inversion a =
-      Invert(Parse(paper::kFig4A),
-             {0.036328, 0.036326, 0.027653, 0.027651, 0.013413}, kBytes,
-             kAlpha, rules, 1e-3);
+  const Inversion a = Invert(Parse(paper::kFig4A),
+                             {0.036328, 0.036326, 0.027653, 0.027651, 0.013413},
+                             kBytes, kAlpha, rules, 1e-3);
   const std::vector<double> want_a = {4.776, 4.776, 2.677, 2.677, 1.253};
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(a.rho1[i], want_a[i], 0.0015) << i;
-  const Inversion b =
-      Invert(Parse(paper::kFig4B),
-             {0.045236, 0.045228, 0.040073, 0.040072, 0.040071}, kBytes,
-             kAlpha, rules, 1e-3);
+  const Inversion b = Invert(Parse(paper::kFig4B),
+                             {0.045236, 0.045228, 0.040073, 0.040072, 0.040071},
+                             kBytes, kAlpha, rules, 1e-3);
   const std::vector<double> want_b = {4.931, 4.931, 3.743, 3.743, 3.743};
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(b.rho1[i], want_b[i], 0.0015) << i;
 }
@@ -110,8 +108,8 @@ TEST(Invert, Fig4MeasuredTimes) {
 TEST(Invert, RefusesInconsistentTimes) {
   // The second edge would have moved 4.9 m after the first ended.
   const double tref = kAlpha * kBytes;
-  EXPECT_THROW(Invert(Parse("a>c,b>c"), {0.1 * tref, 5 * tref}, kBytes,
-                      kAlpha, FindModel("maxmin")->penalties),
+  EXPECT_THROW(Invert(Parse("a>c,b>c"), {0.1 * tref, 5 * tref}, kBytes, kAlpha,
+                      FindModel("maxmin")->penalties),
                std::domain_error);
 }
 
@@ -119,8 +117,7 @@ TEST(Invert, RejectsBadInput) {
   const Penalties p = FindModel("maxmin")->penalties;
   const Graph g = Parse("a>b,a>c");
   EXPECT_THROW(Invert(g, {1.0}, kBytes, kAlpha, p), std::invalid_argument);
-  EXPECT_THROW(Invert(g, {1.0, 0.0}, kBytes, kAlpha, p),
-               std::invalid_argument);
+  EXPECT_THROW(Invert(g, {1.0, 0.0}, kBytes, kAlpha, p), std::invalid_argument);
   EXPECT_THROW(Invert(g, {1.0, 1.0}, 0.0, kAlpha, p), std::invalid_argument);
   EXPECT_THROW(Invert(g, {1.0, 1.0}, kBytes, -1.0, p), std::invalid_argument);
   MeasuredShapes set(kBytes, kAlpha, p);

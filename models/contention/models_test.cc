@@ -21,7 +21,8 @@ namespace {
 using paper::Parse;
 using V = std::vector<double>;
 
-void ExpectNear(const V& got, const V& want, double tol, const std::string& what) {
+void ExpectNear(const V& got, const V& want, double tol,
+                const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], want[i], tol) << what << " edge " << i;
@@ -67,7 +68,8 @@ TEST(Mm2011, Fig4FirstStep) {
 TEST(Mm2011, IncastOfSingleOutSendersIsN) {
   for (int n = 2; n <= 6; ++n) {
     std::string g;
-    for (int i = 0; i < n; ++i) g += (i ? ",s" : "s") + std::to_string(i) + ">D";
+    for (int i = 0; i < n; ++i)
+      g += (i ? ",s" : "s") + std::to_string(i) + ">D";
     for (RuleB b : {RuleB::kNode, RuleB::kEdge})
       ExpectNear(Mm2011Penalties(Parse(g), b), V(n, n), 1e-12, g);
   }
@@ -91,20 +93,24 @@ TEST(IbHol, MatchesReferenceSimulation) {
   const double tol = 1e-9;
   ExpectNear(hol(paper::kFig2Graph3),
              {3.499562554680665, 3.5001750087504373, 3.5001750087504373,
-              2.333450005833625, 2.333450005833625}, tol, "g3");
+              2.333450005833625, 2.333450005833625},
+             tol, "g3");
   ExpectNear(hol(paper::kFig2Graph4),
              {2.999850007499625, 2.999850007499625, 1.5000375009375235,
-              1.5000375009375235}, tol, "g4");
+              1.5000375009375235},
+             tol, "g4");
   ExpectNear(hol(paper::kFig3),
              {2.999850007499625, 3.0003000300030003, 3.0003000300030003,
               2.999850007499625, 3.0003000300030003, 1.4999250037498124},
              tol, "fig3");
   ExpectNear(hol(paper::kFig4A),
              {3.9992001599680065, 4.0, 2.6666666666666665, 2.6666666666666665,
-              1.3334222281485433}, tol, "A");
-  ExpectNear(hol(paper::kFig4B),
-             {5.0, 5.0, 3.749531308586427, 3.750234389649353,
-              3.750234389649353}, tol, "B");
+              1.3334222281485433},
+             tol, "A");
+  ExpectNear(
+      hol(paper::kFig4B),
+      {5.0, 5.0, 3.749531308586427, 3.750234389649353, 3.750234389649353}, tol,
+      "B");
 }
 
 TEST(Models, TableHasEveryModelOnceAndFindsByName) {
@@ -151,7 +157,8 @@ TEST(Models, PenaltiesFollowRelabelling) {
       for (Edge& e : h.edges) e = {perm[e.src], perm[e.dst]};
       const V got = m.penalties(h);
       for (size_t k = 0; k < order.size(); ++k)
-        EXPECT_NEAR(got[k], want[order[k]], 1e-3) << m.name;  // ib-hol: 1e-4 noise
+        EXPECT_NEAR(got[k], want[order[k]], 1e-3)
+            << m.name;  // ib-hol: 1e-4 noise
     }
   }
 }

@@ -10,14 +10,18 @@ enum class Kind { kA, kB, kC };
 struct Context {
   const Graph& g;
   std::vector<int> out, in;
-  std::vector<std::vector<int>> competitors;  // per edge: other sources' edges into its dst
+  std::vector<std::vector<int>>
+      competitors;  // per edge: other sources' edges into its dst
 
   explicit Context(const Graph& graph)
-      : g(graph), out(graph.OutDegrees()), in(graph.InDegrees()),
+      : g(graph),
+        out(graph.OutDegrees()),
+        in(graph.InDegrees()),
         competitors(graph.edges.size()) {
     for (int i = 0; i < g.edge_count(); ++i)
       for (int j = 0; j < g.edge_count(); ++j)
-        if (g.edges[j].dst == g.edges[i].dst && g.edges[j].src != g.edges[i].src)
+        if (g.edges[j].dst == g.edges[i].dst &&
+            g.edges[j].src != g.edges[i].src)
           competitors[i].push_back(j);
   }
 
@@ -27,11 +31,11 @@ struct Context {
     const auto& c = competitors[i];
     const int s_out = SrcOut(i);
     if (c.empty()) return Kind::kA;
-    const bool balanced = std::all_of(c.begin(), c.end(),
-                                      [&](int j) { return SrcOut(j) == s_out; });
+    const bool balanced = std::all_of(
+        c.begin(), c.end(), [&](int j) { return SrcOut(j) == s_out; });
     if (in[g.edges[i].dst] <= s_out && balanced) return Kind::kA;
-    const bool nic_limited = std::all_of(c.begin(), c.end(),
-                                         [&](int j) { return SrcOut(j) > 1; });
+    const bool nic_limited =
+        std::all_of(c.begin(), c.end(), [&](int j) { return SrcOut(j) > 1; });
     if (s_out == 1 && nic_limited) return Kind::kB;
     return Kind::kC;
   }

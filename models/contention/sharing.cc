@@ -52,7 +52,7 @@ std::vector<double> IbHolPenalties(const Graph& g, double horizon) {
     if (flows[s].empty()) sources.push_back(s);
     flows[s].push_back(i);
   }
-  std::map<int, long> turn;                  // per source: round-robin count
+  std::map<int, long> turn;  // per source: round-robin count
   std::vector<double> ingress_free(g.labels.size(), 0.0);
   std::vector<long> delivered(n, 0);
   // (time the NIC is ready, arrival order, source): ties first come first.
@@ -74,7 +74,8 @@ std::vector<double> IbHolPenalties(const Graph& g, double horizon) {
   }
   std::vector<double> rho(n);
   for (int i = 0; i < n; ++i)
-    rho[i] = horizon / std::max<double>(static_cast<double>(delivered[i]), 1e-9);
+    rho[i] =
+        horizon / std::max<double>(static_cast<double>(delivered[i]), 1e-9);
   return rho;
 }
 

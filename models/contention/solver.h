@@ -22,9 +22,9 @@ struct Transfer {
 };
 
 struct StepEdge {
-  int edge = 0;            // index in the solved graph
-  double rho = 1;          // penalty during the step
-  double remaining = 0;    // bytes left at the step's end
+  int edge = 0;          // index in the solved graph
+  double rho = 1;        // penalty during the step
+  double remaining = 0;  // bytes left at the step's end
 };
 
 struct Step {

@@ -142,8 +142,8 @@ TEST(SolveInvariants, LoneTransferTakesAlphaTimesSize) {
 
 TEST(SolveInvariants, PenaltiesAtLeastOneInEveryStep) {
   for (const Model& m : Models())
-    for (const char* g : {paper::kFig3, paper::kFig4A, paper::kFig4B,
-                          paper::kFig2Graph3})
+    for (const char* g :
+         {paper::kFig3, paper::kFig4A, paper::kFig4B, paper::kFig2Graph3})
       for (const Step& st : Synchronous(g, m.penalties).steps) {
         EXPECT_LT(st.begin_s, st.end_s) << m.name << g;
         for (const StepEdge& e : st.active) EXPECT_GE(e.rho, 1.0) << m.name;
@@ -182,8 +182,8 @@ TEST(SolveInvariants, LateStartJoinsAtItsStart) {
 
 TEST(SolveInvariants, IdleGapBeforeALateStart) {
   const Graph g = Parse("a>b,c>d");
-  const Solution s = Solve(g, {{1e6, 0}, {1e6, 1.0}}, kAlpha,
-                           FindModel("maxmin")->penalties);
+  const Solution s =
+      Solve(g, {{1e6, 0}, {1e6, 1.0}}, kAlpha, FindModel("maxmin")->penalties);
   EXPECT_DOUBLE_EQ(s.end_s[1], 1.0 + kAlpha * 1e6);
   EXPECT_EQ(s.steps.size(), 2u);
 }
