@@ -51,7 +51,7 @@ struct Canonical {
 // Canonical labelling by colour refinement on degrees, then the least edge
 // list over the relabellings the colours leave open. nullopt (and *why) for
 // a graph too symmetric to enumerate (more than kMaxRelabellings).
-inline constexpr long kMaxRelabellings = 1'000'000;
+inline constexpr long kMaxRelabellings = 100'000;
 std::optional<Canonical> Canonicalize(const Graph& g, std::string* why);
 
 }  // namespace verbsemu::contention
