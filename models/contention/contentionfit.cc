@@ -1,4 +1,4 @@
-#include "models/contention/predict.h"
+#include "models/contention/contentionfit.h"
 
 #include <boost/program_options.hpp>
 #include <cstdio>
@@ -8,6 +8,7 @@
 
 #include "emulate/units.h"
 #include "models/contention/graph.h"
+#include "models/contention/inverse.h"
 #include "models/contention/models.h"
 #include "models/contention/solver.h"
 
@@ -17,7 +18,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: contentionfit predict GRAPH [--model M] [--sizes S[,S...]] "
-    "[--starts T[,T...]] [--alpha A]";
+    "[--starts T[,T...]] [--alpha A] | contentionfit invert GRAPH --times "
+    "T,T,... [--model M] [--sizes S] [--alpha A] [--tolerance R]";
 
 // Exit 2.
 struct UsageError : std::invalid_argument {
@@ -33,6 +35,7 @@ struct Request {
   const Model* model = nullptr;
   std::vector<Transfer> transfers;
   double alpha = 0;
+  std::vector<double> times_s;  // invert: measured durations
 };
 
 std::vector<std::string> SplitCommas(const std::string& text) {
@@ -63,6 +66,11 @@ std::vector<double> PerEdge(const std::string& option, const std::string& text,
   return values;
 }
 
+std::optional<double> ParseSeconds(const std::string& s, std::string* why) {
+  const auto ns = units::ParseDurationNs(s, why);
+  return ns ? std::optional<double>(*ns * 1e-9) : std::nullopt;
+}
+
 Request Read(const po::variables_map& vm) {
   Request r;
   std::string why;
@@ -83,13 +91,12 @@ Request Read(const po::variables_map& vm) {
         if (b && *b == 0) *w = "a size must be > 0";
         return b && *b > 0 ? std::optional<double>(*b) : std::nullopt;
       });
-  const auto starts = PerEdge(
-      "--starts", vm["starts"].as<std::string>(), n,
-      [](const std::string& s, std::string* w) -> std::optional<double> {
-        const auto ns = units::ParseDurationNs(s, w);
-        return ns ? std::optional<double>(*ns * 1e-9) : std::nullopt;
-      });
+  const auto starts =
+      PerEdge("--starts", vm["starts"].as<std::string>(), n, ParseSeconds);
   for (int i = 0; i < n; ++i) r.transfers.push_back({sizes[i], starts[i]});
+  if (vm.count("times"))
+    r.times_s =
+        PerEdge("--times", vm["times"].as<std::string>(), n, ParseSeconds);
   r.alpha = vm["alpha"].as<double>();
   if (!(r.alpha > 0) || r.alpha > 1)
     throw UsageError("--alpha must be seconds per byte in (0, 1]");
@@ -106,7 +113,7 @@ std::string EdgeName(const Graph& g, int i) {
   return g.labels[g.edges[i].src] + ">" + g.labels[g.edges[i].dst];
 }
 
-void Print(const Request& r, const Solution& s, std::ostream& out) {
+void PrintPrediction(const Request& r, const Solution& s, std::ostream& out) {
   const Graph& g = r.graph;
   out << "model " << r.model->name << ", alpha " << Row("%.6g", r.alpha)
       << " s/B, " << g.edge_count() << " edges\n";
@@ -129,15 +136,45 @@ void Print(const Request& r, const Solution& s, std::ostream& out) {
                  EdgeName(g, e.edge).c_str(), e.rho, e.remaining);
 }
 
+// Static-synchronous: all start at 0 with one size; the later steps'
+// penalties from the model.
+void RunInvert(const Request& r, double tolerance, std::ostream& out) {
+  const Graph& g = r.graph;
+  if (r.times_s.empty())
+    throw UsageError("invert needs --times, one duration per edge");
+  for (const Transfer& t : r.transfers)
+    if (t.bytes != r.transfers[0].bytes || t.start_s != 0)
+      throw UsageError(
+          "invert takes one size and no --starts (all edges "
+          "start together with the same size)");
+  const double bytes = r.transfers[0].bytes;
+  const Inversion inv = contention::Invert(g, r.times_s, bytes, r.alpha,
+                                           r.model->penalties, tolerance);
+  out << "later steps: model " << r.model->name << ", alpha "
+      << Row("%.6g", r.alpha) << " s/B, " << Row("%.0f", bytes)
+      << " bytes per edge, " << g.edge_count() << " edges\n";
+  out << Row("%-4s %-24s %12s %9s %9s %14s %9s\n", "edge", "transfer", "time_s",
+             "/alone", "rho1", "step1_bytes", "amplif");
+  for (int i = 0; i < g.edge_count(); ++i)
+    out << Row("%-4d %-24s %12.7f %9.4f %9.4f %14.0f %9.3f\n", i,
+               EdgeName(g, i).c_str(), r.times_s[i],
+               r.times_s[i] / (r.alpha * bytes), inv.rho1[i],
+               inv.step1_bytes[i], bytes / inv.step1_bytes[i]);
+}
+
 po::options_description Options() {
   po::options_description o("options");
   o.add_options()("help,h", "this text")(
       "model", po::value<std::string>()->default_value("mm2011-node"),
-      ("penalty model: " + ModelNames()).c_str())(
+      ("penalty model (invert: for the later steps): " + ModelNames()).c_str())(
       "sizes", po::value<std::string>()->default_value("20MiB"),
       "bytes per transfer: one for all, or one per edge (4MiB,1G,...)")(
       "starts", po::value<std::string>()->default_value("0"),
-      "start times: one for all, or one per edge (0,1ms,...)")(
+      "predict: start times, one for all or one per edge (0,1ms,...)")(
+      "times", po::value<std::string>(),
+      "invert: measured durations, one per edge (36.3ms,...)")(
+      "tolerance", po::value<double>()->default_value(1e-3, "0.001"),
+      "invert: relative spread of end times that count as one end")(
       "alpha", po::value<double>()->default_value(5.105e-10, "5.105e-10"),
       "seconds per byte of a lone transfer (default: the paper's 1.82 GiB/s)");
   return o;
@@ -165,12 +202,20 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   if (!vm.count("command"))
     throw UsageError(std::string("no command (") + kUsage + ")");
   const std::string command = vm["command"].as<std::string>();
-  if (command != "predict")
+  if (command != "predict" && command != "invert")
     throw UsageError("unknown command '" + command + "' (" + kUsage + ")");
   if (!vm.count("graph"))
     throw UsageError(std::string("no GRAPH, e.g. a>b,a>c (") + kUsage + ")");
   const Request r = Read(vm);
-  Print(r, Solve(r.graph, r.transfers, r.alpha, r.model->penalties), out);
+  if (command == "invert") {
+    const double tolerance = vm["tolerance"].as<double>();
+    if (!(tolerance >= 0) || tolerance >= 1)
+      throw UsageError("--tolerance must be in [0, 1)");
+    RunInvert(r, tolerance, out);
+  } else {
+    PrintPrediction(r, Solve(r.graph, r.transfers, r.alpha, r.model->penalties),
+                    out);
+  }
   return 0;
 }
 

@@ -1,11 +1,14 @@
 // contentionfit: the contention model from the command line.
 //   contentionfit predict GRAPH [--model M] [--sizes S[,S...]]
 //                               [--starts T[,T...]] [--alpha A]
-// prints each edge's end time and the step table (the paper's Fig. 3).
+// prints each edge's end time and the step table (the paper's Fig. 3);
+//   contentionfit invert GRAPH --times T,T,... [--model M] [--sizes S]
+//                              [--alpha A] [--tolerance R]
+// prints the first-step penalties of a measured static-synchronous graph.
 // Errors are one "contentionfit: error: ..." line: exit 2 for usage, 1 for
-// a bad graph.
-#ifndef VERBSEMU_MODELS_CONTENTION_PREDICT_H_
-#define VERBSEMU_MODELS_CONTENTION_PREDICT_H_
+// a bad graph or inconsistent times.
+#ifndef VERBSEMU_MODELS_CONTENTION_CONTENTIONFIT_H_
+#define VERBSEMU_MODELS_CONTENTION_CONTENTIONFIT_H_
 
 #include <ostream>
 #include <string>
@@ -19,4 +22,4 @@ int RunContentionfit(const std::vector<std::string>& args, std::ostream& out,
 
 }  // namespace verbsemu::contention
 
-#endif  // VERBSEMU_MODELS_CONTENTION_PREDICT_H_
+#endif  // VERBSEMU_MODELS_CONTENTION_CONTENTIONFIT_H_
