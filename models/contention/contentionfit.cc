@@ -1,0 +1,240 @@
+#include "models/contention/contentionfit.h"
+
+#include <boost/program_options.hpp>
+#include <cstdio>
+#include <exception>
+#include <sstream>
+#include <stdexcept>
+
+#include "emulate/units.h"
+#include "models/contention/graph.h"
+#include "models/contention/inverse.h"
+#include "models/contention/models.h"
+#include "models/contention/solver.h"
+
+namespace verbsemu::contention {
+namespace po = boost::program_options;
+namespace {
+
+constexpr const char* kUsage =
+    "usage: contentionfit predict GRAPH [--model M] [--sizes S[,S...]] "
+    "[--starts T[,T...]] [--alpha A] | contentionfit invert GRAPH --times "
+    "T,T,... [--model M] [--sizes S] [--alpha A] [--tolerance R]";
+
+// Exit 2.
+struct UsageError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+// Exit 1.
+struct GraphError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct Request {
+  Graph graph;
+  const Model* model = nullptr;
+  std::vector<Transfer> transfers;
+  double alpha = 0;
+  std::vector<double> times_s;  // invert: measured durations
+};
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string p; std::getline(in, p, ',');) parts.push_back(p);
+  if (text.empty() || text.back() == ',') parts.push_back("");
+  return parts;
+}
+
+// One value per edge from "V" (all edges) or "V1,...,VE".
+template <typename Parse>
+std::vector<double> PerEdge(const std::string& option, const std::string& text,
+                            int edges, Parse parse) {
+  const std::vector<std::string> parts = SplitCommas(text);
+  if (parts.size() != 1 && static_cast<int>(parts.size()) != edges)
+    throw UsageError(option + " has " + std::to_string(parts.size()) +
+                     " values for " + std::to_string(edges) +
+                     " edges: give one, or one per edge");
+  std::vector<double> values;
+  for (const std::string& p : parts) {
+    std::string why;
+    const auto v = parse(p, &why);
+    if (!v) throw UsageError(option + ": '" + p + "' is not accepted: " + why);
+    values.push_back(*v);
+  }
+  if (values.size() == 1) values.assign(edges, values[0]);
+  return values;
+}
+
+std::optional<double> ParseSeconds(const std::string& s, std::string* why) {
+  const auto ns = units::ParseDurationNs(s, why);
+  return ns ? std::optional<double>(*ns * 1e-9) : std::nullopt;
+}
+
+Request Read(const po::variables_map& vm) {
+  Request r;
+  std::string why;
+  const std::string text = vm["graph"].as<std::string>();
+  auto g = ParseGraph(text, &why);
+  if (!g) throw GraphError("bad graph '" + text + "': " + why);
+  r.graph = std::move(*g);
+  const std::string model = vm["model"].as<std::string>();
+  r.model = FindModel(model);
+  if (!r.model)
+    throw UsageError("--model must be one of " + ModelNames() + ", not '" +
+                     model + "'");
+  const int n = r.graph.edge_count();
+  const auto sizes = PerEdge(
+      "--sizes", vm["sizes"].as<std::string>(), n,
+      [](const std::string& s, std::string* w) -> std::optional<double> {
+        const auto b = units::ParseBytes(s, w);
+        if (b && *b == 0) *w = "a size must be > 0";
+        return b && *b > 0 ? std::optional<double>(*b) : std::nullopt;
+      });
+  const auto starts =
+      PerEdge("--starts", vm["starts"].as<std::string>(), n, ParseSeconds);
+  for (int i = 0; i < n; ++i) r.transfers.push_back({sizes[i], starts[i]});
+  if (vm.count("times"))
+    r.times_s =
+        PerEdge("--times", vm["times"].as<std::string>(), n, ParseSeconds);
+  r.alpha = vm["alpha"].as<double>();
+  if (!(r.alpha > 0) || r.alpha > 1)
+    throw UsageError("--alpha must be seconds per byte in (0, 1]");
+  return r;
+}
+
+std::string Row(const char* fmt, auto... args) {
+  char line[256];
+  std::snprintf(line, sizeof line, fmt, args...);
+  return line;
+}
+
+std::string EdgeName(const Graph& g, int i) {
+  return g.labels[g.edges[i].src] + ">" + g.labels[g.edges[i].dst];
+}
+
+void PrintPrediction(const Request& r, const Solution& s, std::ostream& out) {
+  const Graph& g = r.graph;
+  out << "model " << r.model->name << ", alpha " << Row("%.6g", r.alpha)
+      << " s/B, " << g.edge_count() << " edges\n";
+  out << Row("%-4s %-24s %14s %12s %12s %12s %9s\n", "edge", "transfer",
+             "bytes", "start_s", "end_s", "time_s", "/alone");
+  for (int i = 0; i < g.edge_count(); ++i) {
+    const Transfer& t = r.transfers[i];
+    const double time = s.end_s[i] - t.start_s;
+    out << Row("%-4d %-24s %14.0f %12.7f %12.7f %12.7f %9.4f\n", i,
+               EdgeName(g, i).c_str(), t.bytes, t.start_s, s.end_s[i], time,
+               time / (r.alpha * t.bytes));
+  }
+  out << "\n"
+      << Row("%-4s %12s %12s %-4s %-24s %9s %14s\n", "step", "begin_s", "end_s",
+             "edge", "transfer", "rho", "bytes_left");
+  for (size_t k = 0; k < s.steps.size(); ++k)
+    for (const StepEdge& e : s.steps[k].active)
+      out << Row("%-4zu %12.7f %12.7f %-4d %-24s %9.4f %14.0f\n", k + 1,
+                 s.steps[k].begin_s, s.steps[k].end_s, e.edge,
+                 EdgeName(g, e.edge).c_str(), e.rho, e.remaining);
+}
+
+// Static-synchronous: all start at 0 with one size; the later steps'
+// penalties from the model.
+void RunInvert(const Request& r, double tolerance, std::ostream& out) {
+  const Graph& g = r.graph;
+  if (r.times_s.empty())
+    throw UsageError("invert needs --times, one duration per edge");
+  for (const Transfer& t : r.transfers)
+    if (t.bytes != r.transfers[0].bytes || t.start_s != 0)
+      throw UsageError(
+          "invert takes one size and no --starts (all edges "
+          "start together with the same size)");
+  const double bytes = r.transfers[0].bytes;
+  const Inversion inv = contention::Invert(g, r.times_s, bytes, r.alpha,
+                                           r.model->penalties, tolerance);
+  out << "later steps: model " << r.model->name << ", alpha "
+      << Row("%.6g", r.alpha) << " s/B, " << Row("%.0f", bytes)
+      << " bytes per edge, " << g.edge_count() << " edges\n";
+  out << Row("%-4s %-24s %12s %9s %9s %14s %9s\n", "edge", "transfer", "time_s",
+             "/alone", "rho1", "step1_bytes", "amplif");
+  for (int i = 0; i < g.edge_count(); ++i)
+    out << Row("%-4d %-24s %12.7f %9.4f %9.4f %14.0f %9.3f\n", i,
+               EdgeName(g, i).c_str(), r.times_s[i],
+               r.times_s[i] / (r.alpha * bytes), inv.rho1[i],
+               inv.step1_bytes[i], bytes / inv.step1_bytes[i]);
+}
+
+po::options_description Options() {
+  po::options_description o("options");
+  o.add_options()("help,h", "this text")(
+      "model", po::value<std::string>()->default_value("mm2011-node"),
+      ("penalty model (invert: for the later steps): " + ModelNames()).c_str())(
+      "sizes", po::value<std::string>()->default_value("20MiB"),
+      "bytes per transfer: one for all, or one per edge (4MiB,1G,...)")(
+      "starts", po::value<std::string>()->default_value("0"),
+      "predict: start times, one for all or one per edge (0,1ms,...)")(
+      "times", po::value<std::string>(),
+      "invert: measured durations, one per edge (36.3ms,...)")(
+      "tolerance", po::value<double>()->default_value(1e-3, "0.001"),
+      "invert: relative spread of end times that count as one end")(
+      "alpha", po::value<double>()->default_value(5.105e-10, "5.105e-10"),
+      "seconds per byte of a lone transfer (default: the paper's 1.82 GiB/s)");
+  return o;
+}
+
+int Run(const std::vector<std::string>& args, std::ostream& out) {
+  const po::options_description options = Options();
+  po::options_description all;
+  all.add(options).add_options()("command", po::value<std::string>())(
+      "graph", po::value<std::string>());
+  po::positional_options_description pos;
+  pos.add("command", 1).add("graph", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(),
+              vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(std::string(e.what()) + " (" + kUsage + ")");
+  }
+  if (vm.count("help")) {
+    out << kUsage << "\n" << options;
+    return 0;
+  }
+  if (!vm.count("command"))
+    throw UsageError(std::string("no command (") + kUsage + ")");
+  const std::string command = vm["command"].as<std::string>();
+  if (command != "predict" && command != "invert")
+    throw UsageError("unknown command '" + command + "' (" + kUsage + ")");
+  if (!vm.count("graph"))
+    throw UsageError(std::string("no GRAPH, e.g. a>b,a>c (") + kUsage + ")");
+  const Request r = Read(vm);
+  if (command == "invert") {
+    const double tolerance = vm["tolerance"].as<double>();
+    if (!(tolerance >= 0) || tolerance >= 1)
+      throw UsageError("--tolerance must be in [0, 1)");
+    RunInvert(r, tolerance, out);
+  } else {
+    PrintPrediction(r, Solve(r.graph, r.transfers, r.alpha, r.model->penalties),
+                    out);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunContentionfit(const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err) {
+  try {
+    return Run(args, out);
+  } catch (const UsageError& e) {
+    err << "contentionfit: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "contentionfit: error: " << e.what() << "\n";
+    return 1;
+  } catch (...) {
+    err << "contentionfit: error: unexpected failure\n";
+    return 1;
+  }
+}
+
+}  // namespace verbsemu::contention

@@ -1,0 +1,194 @@
+// contentionfit's output and its one-line errors.
+#include "models/contention/contentionfit.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace verbsemu::contention {
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result Contentionfit(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int code = RunContentionfit(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// POSIX extended regex (GoogleTest's on Linux), anywhere in text.
+bool Has(const std::string& text, const std::string& re) {
+  return ::testing::Value(text, ::testing::ContainsRegex(re));
+}
+
+// The paper's Fig. 3 under the edge reading: per-edge end times and the
+// step table with penalties and bytes left.
+TEST(Contentionfit, PredictPrintsFig3) {
+  const Result r = Contentionfit(
+      {"predict", "X>P,X>R,X>S,Y>P,Y>Q,Z>Q", "--model", "mm2011-edge"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(Has(r.out, "^model mm2011-edge, alpha 5.105e-10 s/B, 6 edges\n"))
+      << r.out;
+  EXPECT_TRUE(Has(
+      r.out,
+      "\n5 +Z>Q +20971520 +0\\.0000000 +0\\.0160589 +0\\.0160589 +1\\.5000\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "\n0 +X>P +20971520 +0\\.0000000 +0\\.0363748 "))
+      << r.out;
+  EXPECT_TRUE(
+      Has(r.out, "\n1 +0\\.0000000 +0\\.0160589 +3 +Y>P +3\\.3333 +11534336\n"))
+      << r.out;
+  EXPECT_TRUE(
+      Has(r.out, "\n2 +0\\.0160589 +0\\.0297983 +0 +X>P +3\\.5000 +4294168\n"))
+      << r.out;
+  EXPECT_TRUE(
+      Has(r.out, "\n3 +0\\.0297983 +0\\.0363748 +2 +X>S +3\\.0000 +0\n"))
+      << r.out;
+}
+
+// The default model is the node reading: f gets 10/7.
+TEST(Contentionfit, DefaultModelIsNodeReading) {
+  const Result r = Contentionfit({"predict", "X>P,X>R,X>S,Y>P,Y>Q,Z>Q"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "^model mm2011-node,")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\n1 .* Z>Q +1\\.4286 +0\n")) << r.out;
+}
+
+// Per-edge sizes and starts; a lone transfer takes alpha * size.
+TEST(Contentionfit, PerEdgeSizesAndStarts) {
+  const Result r =
+      Contentionfit({"predict", "a>b,c>d", "--sizes", "1MiB,2M", "--starts",
+                     "0,1ms", "--alpha", "1e-9", "--model", "maxmin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(
+      r.out,
+      "\n0 +a>b +1048576 +0\\.0000000 +0\\.0010486 +0\\.0010486 +1\\.0000\n"))
+      << r.out;
+  EXPECT_TRUE(Has(
+      r.out,
+      "\n1 +c>d +2097152 +0\\.0010000 +0\\.0030972 +0\\.0020972 +1\\.0000\n"))
+      << r.out;
+}
+
+// Fig. 4 B's measured times (the paper's T_m) inverted with the rules for
+// the later steps: X>P, X>Q 4.931, C>P, D>P, E>P 3.743 (the notes' A.0.8).
+TEST(Contentionfit, InvertFig4BMeasured) {
+  const Result r =
+      Contentionfit({"invert", "X>P,X>Q,C>P,D>P,E>P", "--times",
+                     "45.236ms,45.228ms,40.073ms,40.072ms,40.071ms"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out,
+                  "^later steps: model mm2011-node, alpha 5.105e-10 s/B, "
+                  "20971520 bytes per edge, 5 edges\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "\n0 +X>P +0\\.0452360 +4\\.2253 +4\\.93[01][0-9] "))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "\n4 +E>P +0\\.0400710 +3\\.7429 +3\\.74[23][0-9] "))
+      << r.out;
+}
+
+// What predict computes, invert gives back: a fan-out of two under
+// maxmin ends at 2 alpha m, penalty 2, all bytes in the one step.
+TEST(Contentionfit, InvertUndoesPredict) {
+  const Result r =
+      Contentionfit({"invert", "a>b,a>c", "--times", "2ms,2ms", "--alpha",
+                     "1e-9", "--sizes", "1000000", "--model", "maxmin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out,
+                  "\n0 +a>b +0\\.0020000 +2\\.0000 +2\\.0000 +"
+                  "1000000 +1\\.000\n"))
+      << r.out;
+}
+
+TEST(Contentionfit, HelpListsTheModels) {
+  const Result r = Contentionfit({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(Has(r.out, "^usage: contentionfit predict GRAPH")) << r.out;
+  for (const char* m : {"mm2011-node", "mm2011-edge", "maxmin", "ib-hol"})
+    EXPECT_TRUE(Has(r.out, m)) << r.out;
+  EXPECT_TRUE(Has(r.out, "--alpha arg \\(=5\\.105e-10\\)")) << r.out;
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  int code;
+  std::string error;  // regex after "contentionfit: error: "
+};
+
+// Each bad command line, its exit code and its one error line.
+const std::vector<BadCase>& BadCases() {
+  static const std::vector<BadCase> cases = {
+      {{}, 2, "no command \\(usage: "},
+      {{"fit", "a>b"}, 2, "unknown command 'fit'"},
+      {{"predict"}, 2, "no GRAPH, e\\.g\\. a>b,a>c"},
+      {{"predict", "a>b", "--bogus"}, 2, "unrecogni[sz]ed option"},
+      {{"predict", "a>b", "c>d"}, 2, "too many positional options"},
+      {{"predict", "a>b", "--model", "mm2011"},
+       2,
+       "--model must be one of mm2011-node, mm2011-edge, maxmin, ib-hol, not "
+       "'mm2011'"},
+      {{"predict", "a>b", "--sizes", "20MB"},
+       2,
+       "--sizes: '20MB' is not accepted: "},
+      {{"predict", "a>b", "--sizes", "0"},
+       2,
+       "--sizes: '0' is not accepted: a size must be > 0"},
+      {{"predict", "a>b,a>c,a>d", "--sizes", "1M,2M"},
+       2,
+       "--sizes has 2 values for 3 edges: give one, or one per edge"},
+      {{"predict", "a>b", "--starts", "1"}, 2, "--starts: '1' is not accepted"},
+      {{"predict", "a>b", "--alpha", "0"},
+       2,
+       "--alpha must be seconds per byte in \\(0, 1\\]"},
+      {{"predict", "a>b", "--alpha", "x"},
+       2,
+       "the argument \\('x'\\) for option '--alpha' is invalid"},
+      {{"invert", "a>b,a>c"}, 2, "invert needs --times, one duration per edge"},
+      {{"invert", "a>b,a>c", "--times", "1ms,2ms,3ms"},
+       2,
+       "--times has 3 values for 2 edges: give one, or one per edge"},
+      {{"invert", "a>b,a>c", "--times", "1ms,2"},
+       2,
+       "--times: '2' is not accepted"},
+      {{"invert", "a>b,a>c", "--times", "1ms,2ms", "--sizes", "1M,2M"},
+       2,
+       "invert takes one size and no --starts"},
+      {{"invert", "a>b,a>c", "--times", "1ms,2ms", "--starts", "0,1ms"},
+       2,
+       "invert takes one size and no --starts"},
+      {{"invert", "a>b,a>c", "--times", "1ms,2ms", "--tolerance", "1"},
+       2,
+       "--tolerance must be in \\[0, 1\\)"},
+      {{"invert", "a>c,b>c", "--times", "1ms,60ms"},
+       1,
+       "edge 1 \\(b>c\\): the later steps account for all its bytes"},
+      {{"invert", "a>a", "--times", "1ms"}, 1, "bad graph 'a>a'"},
+      {{"predict", "a>a"}, 1, "bad graph 'a>a': edge 'a>a' is a self-loop"},
+      {{"predict", "a>b,"}, 1, "bad graph 'a>b,': edge '' is not SRC>DST"},
+      {{"predict", "a b"}, 1, "bad graph 'a b': edge 'a b' is not SRC>DST"},
+  };
+  return cases;
+}
+
+TEST(Contentionfit, ErrorsAreOneLineWithExitCode) {
+  for (const BadCase& c : BadCases()) {
+    const Result r = Contentionfit(c.args);
+    const std::string what = c.args.empty() ? "(none)" : c.args.back();
+    EXPECT_EQ(r.code, c.code) << what << ": " << r.err;
+    EXPECT_EQ(r.out, "") << what;
+    EXPECT_TRUE(Has(r.err, "^contentionfit: error: " + c.error)) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(!r.err.empty() && r.err.back() == '\n') << what;
+  }
+}
+
+}  // namespace
+}  // namespace verbsemu::contention
