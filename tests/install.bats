@@ -16,17 +16,7 @@ setup_file() {
     { cat "$BATS_FILE_TMPDIR/install.log"; return 1; }
 }
 
-# expect_error PATTERN CMD...: CMD exits non-zero with one line containing PATTERN.
-expect_error() {
-  local pattern=$1 out rc=0 lines
-  shift
-  out=$("$@" 2>&1 </dev/null) || rc=$?
-  lines=$(printf '%s\n' "$out" | grep -c . || true)
-  if [ "$rc" = 0 ] || [ "$lines" != 1 ] || ! printf '%s' "$out" | grep -qF -- "$pattern"; then
-    echo "exit $rc, $lines line(s): $out"
-    return 1
-  fi
-}
+load expect_error
 
 @test "tools/install refuses bad arguments with one line, before building" {
   expect_error "--prefix DIR is required" "$root/tools/install"

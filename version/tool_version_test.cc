@@ -1,10 +1,10 @@
 #include "version/tool_version.h"
 
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 #include <stdio.h>
 
 #include <fstream>
-#include <regex>
 #include <string>
 
 namespace verbsemu::version {
@@ -45,10 +45,11 @@ std::string WriteTemp(const std::string& name, const std::string& bytes) {
 
 TEST(ToolVersionTest, LineIsNameReleaseDescribeAndRdmaCore) {
   // The release from debian/changelog, rdma-core from libibverbs-dev.
-  const std::regex form(
+  EXPECT_TRUE(RE2::FullMatch(
+      Line("lopfit"),
       R"(lopfit [0-9]+\.[0-9]+[0-9.~+a-z]* \(git [A-Za-z0-9._+-]+, )"
-      R"(rdma-core [0-9]+\.[0-9]+ built against\))");
-  EXPECT_TRUE(std::regex_match(Line("lopfit"), form)) << Line("lopfit");
+      R"(rdma-core [0-9]+\.[0-9]+ built against\))"))
+      << Line("lopfit");
 }
 
 TEST(ToolVersionTest, TailStartsWithTheRelease) {
