@@ -36,6 +36,8 @@ std::string LauncherUsage() {
          "this machine; exit 0: emulation reaches what it sees)\n"
          "       verbsemu shm-clean [--unlink]  (lists, or removes, your "
          "shared segments)\n"
+         "       verbsemu --version  (this launcher's version and that of "
+         "the shim it would load)\n"
          "FLAGS (each also read from its variable):\n" +
          KnobsUsage();
 }

@@ -3,7 +3,8 @@
 // command across latency and bandwidth settings (`verbsemu sweep`, in
 // //sweep), or checks that emulation will reach this machine's stack
 // (`verbsemu doctor`, in //doctor), or lists and removes the shim's shared
-// segments (`verbsemu shm-clean`).
+// segments (`verbsemu shm-clean`). `verbsemu --version` prints its version
+// and that of the shim it would load.
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "shim/shm_clean.h"
 #include "sweep/cli.h"
 #include "sweep/executor.h"
+#include "version/tool_version.h"
 
 namespace {
 
@@ -37,7 +39,9 @@ std::string SelfExe() {
   return self;
 }
 
-// libverbsemu.so next to this binary (bazel-bin/shim/), or in its runfiles.
+// libverbsemu.so: VERBSEMU_LIBRARY, else next to this binary
+// (bazel-bin/shim/), in its runfiles, or where tools/install puts it
+// (PREFIX/lib/verbsemu/ for PREFIX/bin/verbsemu).
 std::string FindLibrary() {
   if (const char* lib = getenv("VERBSEMU_LIBRARY"); lib && Exists(lib)) {
     char buf[PATH_MAX];
@@ -47,7 +51,8 @@ std::string FindLibrary() {
   if (exe.empty()) return "";
   for (const std::string& c :
        {Dirname(exe) + "/libverbsemu.so",
-        exe + ".runfiles/verbsemu/shim/libverbsemu.so"}) {
+        exe + ".runfiles/verbsemu/shim/libverbsemu.so",
+        Dirname(exe) + "/../lib/verbsemu/libverbsemu.so"}) {
     char buf[PATH_MAX];
     if (Exists(c) && realpath(c.c_str(), buf)) return buf;
   }
@@ -76,6 +81,9 @@ int Sweep(const std::vector<std::string>& args) {
 }
 
 int main(int argc, char** argv) {
+  if (verbsemu::version::Asked(argc, argv)) {
+    return verbsemu::version::LauncherVersion(FindLibrary(), stdout, stderr);
+  }
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "sweep") return Sweep(args);
   if (!args.empty() && args[0] == "shm-clean") {

@@ -8,17 +8,7 @@ setup() {
   vm="$root/soft-roce/vm"
 }
 
-# expect_error PATTERN CMD...: CMD exits non-zero with one line containing PATTERN.
-expect_error() {
-  local pattern=$1 out rc=0 lines
-  shift
-  out=$("$@" 2>&1 </dev/null) || rc=$?
-  lines=$(printf '%s\n' "$out" | grep -c . || true)
-  if [ "$rc" = 0 ] || [ "$lines" != 1 ] || ! printf '%s' "$out" | grep -q -- "$pattern"; then
-    echo "exit $rc, $lines line(s): $out"
-    return 1
-  fi
-}
+load expect_error
 
 @test "unknown topology" { expect_error "unknown topology 'ring' (use single or pair)" "$vm" --topology ring -- true; }
 @test "unknown accelerator" { expect_error "unknown accelerator 'xen'" "$vm" --accel xen -- true; }

@@ -32,6 +32,7 @@ const char* kUsage =
     "usage: verbsbench lat|bw|lop [HOST] [options]\n"
     "       verbsbench compare [options] BASE.json NEW.json  (see compare "
     "--help)\n"
+    "       verbsbench --version\n"
     "  Without HOST: root (server) - waits for peers, measures, reports.\n"
     "  With HOST:    peer (client) - connects to the root and serves it.\n"
     "  lop: start the root with --peers P, then P peers with the root's "

@@ -3,6 +3,8 @@
 #include <exception>
 #include <iostream>
 
+#include "version/tool_version.h"
+
 namespace verbsemu::fit {
 namespace po = boost::program_options;
 namespace {
@@ -28,6 +30,7 @@ int Parse(int argc, char** argv, const InputTool& tool) {
   } catch (const po::error& e) {
     return Fail(tool, std::string(e.what()) + " (" + tool.usage + ")", 2);
   }
+  if (vm.count("version")) return version::Print(tool.name);
   if (vm.count("help")) {
     std::cout << tool.usage << "\n" << tool.options;
     return 0;

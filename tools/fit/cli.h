@@ -26,7 +26,8 @@ struct InputTool {
   std::function<int(const boost::program_options::variables_map&)> run;
 };
 
-// Parses argv (--help prints the usage and options, exit 0), then runs.
+// Parses argv (--help prints the usage and options, --version the
+// version, exit 0), then runs.
 // Never throws.
 int RunInputTool(int argc, char** argv, const InputTool& tool);
 

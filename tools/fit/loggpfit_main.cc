@@ -24,7 +24,8 @@ constexpr char kUsage[] =
 
 po::options_description Options() {
   po::options_description opts("options");
-  opts.add_options()("help,h", "show this help")(
+  opts.add_options()("help,h", "show this help")("version",
+                                                 "print the version and exit")(
       "stat", po::value<std::string>()->default_value("median"),
       "statistic to fit: min or median (Netgauge's)")(
       "max-segments", po::value<int>()->default_value(3),

@@ -59,7 +59,8 @@ int Gate(const fit::LopAnalysis& a, double max_error) {
 
 po::options_description Options() {
   po::options_description opts("options");
-  opts.add_options()("help,h", "show this help")(
+  opts.add_options()("help,h", "show this help")("version",
+                                                 "print the version and exit")(
       "stat", po::value<std::string>()->default_value("median"),
       "statistic per point to fit: min, median or mean")(
       "json", po::value<std::string>(),
