@@ -39,9 +39,7 @@ void FlushAllDeferred() {
   std::unique_lock<std::mutex> lock(e.mu, std::defer_lock);
   if (!TryFor(lock, until)) {
     e.defer.exit_skipped_qps.Add(1);
-    Warn(
-        "defer: at exit the shim's registry stayed locked (a thread was "
-        "interrupted inside it): held posts were not handed over");
+    Warn(WarningCode::kDeferExitRegistryLocked);
     return;
   }
   size_t skipped = 0;
@@ -56,9 +54,7 @@ void FlushAllDeferred() {
   }
   if (skipped == 0) return;
   e.defer.exit_skipped_qps.Add(skipped);
-  Warn("defer: at exit " + std::to_string(skipped) +
-       " QP(s) stayed locked (a thread was interrupted inside the shim): "
-       "their held posts were not handed over");
+  Warn(WarningCode::kDeferExitQpsLocked, {std::to_string(skipped)});
 }
 
 void ResetDeferLocked() {
