@@ -8,27 +8,18 @@
 #include <chrono>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "shim/internal/defer.h"
 #include "shim/internal/defer_progress.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"
+#include "shim/internal/try_for.h"
 
 namespace verbsemu::shim::internal {
 namespace {
 
 // How long the exit flush tries a lock, and the progress thread's stop.
 constexpr auto kExitLockLimit = std::chrono::milliseconds(200);
-
-template <class Lock>
-bool TryFor(Lock& lock, std::chrono::steady_clock::time_point until) {
-  while (!lock.try_lock()) {
-    if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return true;
-}
 
 }  // namespace
 

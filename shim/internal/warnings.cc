@@ -7,16 +7,18 @@
 #include <mutex>
 
 #include "shim/internal/no_destructor.h"
+#include "shim/internal/try_for.h"
 
 namespace verbsemu::shim::internal {
 namespace {
 
 static_assert(kWarningCount <= 256, "WarningCode is a uint8_t");
 
-// The warnings so far. A timed lock: a fork while another thread held it
-// leaves it taken in the child, which then records nothing rather than hang.
+// The warnings so far. Its lock is only tried for a while: a fork while
+// another thread held it leaves it taken in the child, which then records
+// nothing rather than hang.
 struct Record {
-  std::timed_mutex mu;
+  std::mutex mu;
   std::vector<RecordedWarning> items;
 };
 
@@ -26,6 +28,12 @@ Record& R() {
 }
 
 constexpr auto kLockLimit = std::chrono::milliseconds(50);
+
+std::unique_lock<std::mutex> Lock(Record& r) {
+  std::unique_lock<std::mutex> lock(r.mu, std::defer_lock);
+  (void)TryFor(lock, std::chrono::steady_clock::now() + kLockLimit);
+  return lock;
+}
 
 // Calls out(piece) for the template's text and each argument in turn.
 template <class Out>
@@ -82,7 +90,7 @@ size_t WarningTextTo(WarningCode code, WarningArgs args, char* buf,
 
 bool RecordWarning(WarningCode code, std::string_view text) {
   Record& r = R();
-  std::unique_lock<std::timed_mutex> lock(r.mu, kLockLimit);
+  const std::unique_lock<std::mutex> lock = Lock(r);
   if (!lock.owns_lock()) return false;
   for (const RecordedWarning& w : r.items) {
     if (w.code == code && w.text == text) return true;
@@ -112,14 +120,14 @@ void Warn(WarningCode code, WarningArgs args) {
 
 std::vector<RecordedWarning> RecordedWarnings() {
   Record& r = R();
-  std::unique_lock<std::timed_mutex> lock(r.mu, kLockLimit);
+  const std::unique_lock<std::mutex> lock = Lock(r);
   if (!lock.owns_lock()) return {};
   return r.items;
 }
 
 void ClearRecordedWarningsForTesting() {
   Record& r = R();
-  std::lock_guard<std::timed_mutex> lock(r.mu);
+  std::lock_guard<std::mutex> lock(r.mu);
   r.items.clear();
 }
 
