@@ -168,10 +168,13 @@ $probe -d $CLIENT_DEV -x $CLIENT_GID -p $port -n 40000 --hide $SERVER_ADDR; rc=\
   # Its pilot run already shows the command is not emulated: no run follows.
   echo "$out" | grep -q "the pilot run was not emulated: .*WARNING: \($SERVER_DEV\|$CLIENT_DEV\): 1 QP of this process that the shim never saw" ||
     flunk "the sweep did not refuse the pilot run for the QP behind the shim" "$VM_LOGDIR/sweep.out"
-  [ "$(find "$dir" -path '*/reports/*' -type f | wc -l)" = 2 ] || flunk "expected the pilot's 2 reports" "$VM_LOGDIR/sweep.out"
+  [ "$(find "$dir" -path '*/reports/*' -type f -name '*.txt' | wc -l)" = 2 ] || flunk "expected the pilot's 2 reports" "$VM_LOGDIR/sweep.out"
+  [ "$(find "$dir" -path '*/reports/*' -type f -name '*.txt.json' | wc -l)" = 2 ] || flunk "expected the pilot's 2 JSON reports" "$VM_LOGDIR/sweep.out"
   local missing
-  missing=$(find "$dir" -path '*/reports/*' -type f -exec grep -L "^WARNING: \($SERVER_DEV\|$CLIENT_DEV\): 1 QP of this process that the shim never saw" {} +) || true
+  missing=$(find "$dir" -path '*/reports/*' -type f -name '*.txt' -exec grep -L "^WARNING: \($SERVER_DEV\|$CLIENT_DEV\): 1 QP of this process that the shim never saw" {} +) || true
   [ -z "$missing" ] || flunk "no kernel-check warning in $missing" "$missing"
+  missing=$(find "$dir" -path '*/reports/*' -type f -name '*.txt.json' -exec grep -L '"code": "hidden-qps"' {} +) || true
+  [ -z "$missing" ] || flunk "no hidden-qps warning in $missing" "$missing"
 }
 
 # Another process's RDMA traffic on the same devices (a native ib_write_bw)

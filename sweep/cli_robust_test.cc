@@ -33,13 +33,13 @@ bool OneLine(const std::string& err) {
 }
 
 TEST_F(SweepCliTest, TwoResumesAtOnceAreRefusedByTheSecond) {
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 8) std::raise(SIGINT);
   };
   ASSERT_EQ(Sweep(Args()), 130) << stderr_;
   // A second resume starts while the first is running its 3rd run.
   int second = -1;
-  fake_.tweak = [&](int call, double, std::string*, std::string*) {
+  fake_.tweak = [&](int call, double, Json*, std::string*) {
     if (call == 11) second = SweepMain({"--resume", dir_.string()}, ctx_);
   };
   ASSERT_EQ(Sweep({"--resume", dir_.string()}), 0) << stderr_;
@@ -64,7 +64,7 @@ TEST_F(SweepCliTest, ANewSweepIntoALockedDirectoryIsRefused) {
 
 // A batch system's SIGTERM (or a closed terminal's SIGHUP) to the sweep.
 TEST_F(SweepCliTest, SigtermStopsTheSweepKeepingWhatRan) {
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 8) std::raise(SIGTERM);
   };
   ASSERT_EQ(Sweep(Args()), 128 + SIGTERM) << stderr_;
@@ -78,7 +78,7 @@ TEST_F(SweepCliTest, SigtermStopsTheSweepKeepingWhatRan) {
 }
 
 TEST_F(SweepCliTest, SighupStopsTheSweepToo) {
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 3) std::raise(SIGHUP);
   };
   ASSERT_EQ(Sweep(Args()), 128 + SIGHUP) << stderr_;
@@ -90,7 +90,7 @@ TEST_F(SweepCliTest, SighupStopsTheSweepToo) {
 TEST_F(SweepCliTest, RunsPrintingInvalidUtf8AreRecorded) {
   std::string long_line;
   for (int i = 0; i < 150; ++i) long_line += "\xc3\xa9";  // é
-  fake_.tweak = [&](int call, double, std::string*, std::string* output) {
+  fake_.tweak = [&](int call, double, Json*, std::string* output) {
     if (call == 4) *output += "bad \xff\xfe bytes \xc3\n";
     if (call == 5) *output += long_line + "\n";
   };
@@ -139,8 +139,8 @@ TEST_F(SweepCliTest, ACommandThatIsNotUtf8IsRefused) {
 // A device list with a typo, or a program that reaches libibverbs where
 // the shim cannot see it: no run would be emulated.
 TEST_F(SweepCliTest, APilotWithNoShimReportStopsTheSweep) {
-  fake_.tweak = [](int, double, std::string* report, std::string*) {
-    report->clear();
+  fake_.tweak = [](int, double, Json* reports, std::string*) {
+    reports->clear();
   };
   EXPECT_EQ(Sweep(Args()), 2);
   EXPECT_TRUE(OneLine(stderr_)) << stderr_;
@@ -152,11 +152,11 @@ TEST_F(SweepCliTest, APilotWithNoShimReportStopsTheSweep) {
 // Stopped, then resumed where the command no longer works (a module not
 // loaded, a device gone): nothing more is recorded as a failure.
 TEST_F(SweepCliTest, ResumeRunsThePilotAgain) {
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 8) std::raise(SIGINT);
   };
   ASSERT_EQ(Sweep(Args()), 130) << stderr_;
-  fake_.tweak = [](int, double, std::string*, std::string* output) {
+  fake_.tweak = [](int, double, Json*, std::string* output) {
     *output = "error while loading shared libraries\n";
   };
   EXPECT_EQ(Sweep({"--resume", dir_.string()}), 2);
@@ -170,7 +170,7 @@ TEST_F(SweepCliTest, AnotherShimBuildIsRefusedWithoutForce) {
   const fs::path lib = dir_.string() + "-libverbsemu.so";
   std::ofstream(lib) << "build 1";
   ctx_.lib_path = lib.string();
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 8) std::raise(SIGINT);
   };
   ASSERT_EQ(Sweep(Args()), 130) << stderr_;
@@ -204,7 +204,7 @@ TEST_F(SweepCliTest, RetryFailedRunsTheFailedRunsAgain) {
 
 // An edited plan.json that renumbers the grid's points.
 TEST_F(SweepCliTest, RowsAtOtherSettingsThanTheirPointAreRefused) {
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 8) std::raise(SIGINT);
   };
   ASSERT_EQ(Sweep(Args()), 130) << stderr_;

@@ -19,7 +19,7 @@ namespace {
 // t_min of 131 us where its point's others gave 80): the runs' R² drops,
 // the points' medians still lie on the line.
 TEST_F(SweepCliTest, OneStalledRunTipsTheRunsR2ButNotTheMedians) {
-  fake_.tweak = [](int call, double, std::string*, std::string* output) {
+  fake_.tweak = [](int call, double, Json*, std::string* output) {
     if (call == 10) *output = "value t=400.0\n";
   };
   ASSERT_EQ(Sweep(Args()), 0) << stderr_;
@@ -33,7 +33,7 @@ TEST_F(SweepCliTest, OneStalledRunTipsTheRunsR2ButNotTheMedians) {
 // sweep.json carry its name and unit, the stalled run is set aside, and
 // LLAMP's CSV files are written for a time.
 TEST_F(SweepCliTest, APresetLabelsTheAnswerAndTheStalledRunIsSetAside) {
-  fake_.tweak = [](int call, double, std::string*, std::string* output) {
+  fake_.tweak = [](int call, double, Json*, std::string* output) {
     std::string t = output->substr(output->find("t=") + 2);
     t.pop_back();  // its newline
     *output = "Loop time of " + (call == 10 ? std::string("400.0") : t) +
@@ -178,7 +178,7 @@ TEST_F(SweepCliTest, LogGpAxesAreSweptRecordedAndFitted) {
 
 TEST_F(SweepCliTest, InterruptedSweepResumesWhereItStopped) {
   // Ctrl-C during the 8th call (the pilot is the 1st): that run is dropped.
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 8) std::raise(SIGINT);
   };
   ASSERT_EQ(Sweep(Args()), 130) << stderr_;
@@ -207,7 +207,7 @@ TEST_F(SweepCliTest, InterruptedSweepResumesWhereItStopped) {
 }
 
 TEST_F(SweepCliTest, CtrlCDuringThePilotRecordsNothing) {
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 1) std::raise(SIGINT);
   };
   EXPECT_EQ(Sweep(Args()), 130);
@@ -218,11 +218,8 @@ TEST_F(SweepCliTest, CtrlCDuringThePilotRecordsNothing) {
 }
 
 TEST_F(SweepCliTest, APointWithAnUnemulatedProcessIsInvalid) {
-  fake_.tweak = [](int, double us, std::string* report, std::string*) {
-    if (us == 5)
-      *report +=
-          "WARNING: rxe0 port 1 sent 90000 packets that no "
-          "shim process posted\n";
+  fake_.tweak = [](int, double us, Json* reports, std::string*) {
+    if (us == 5) (*reports)[0]["warnings"].push_back(InvalidatingWarning());
   };
   ASSERT_EQ(Sweep(Args()), 1) << stderr_;
   const Json result = Result();  // the loop must not outlive it
@@ -235,9 +232,9 @@ TEST_F(SweepCliTest, APointWithAnUnemulatedProcessIsInvalid) {
 
 TEST_F(SweepCliTest, ARunWithFewerReportsThanTheOthersIsInvalid) {
   // Two ranks report in every run but one: a rank ran without the shim.
-  fake_.tweak = [](int call, double, std::string* report, std::string*) {
+  fake_.tweak = [](int call, double, Json* reports, std::string*) {
     if (call != 10) {
-      *report += "verbsemu report (pid 77): latency +0\n";
+      reports->push_back(FakeShimReport(77));
     }
   };
   ASSERT_EQ(Sweep(Args()), 1) << stderr_;
@@ -257,8 +254,8 @@ TEST_F(SweepCliTest, ARunWithFewerReportsThanTheOthersIsInvalid) {
 // on a libibverbs the shim could not hook): a flat slope that would read as
 // "insensitive", so every run is invalid and the sweep fails.
 TEST_F(SweepCliTest, RunsWithNoReportAnywhereAreInvalid) {
-  fake_.tweak = [](int, double, std::string* report, std::string*) {
-    report->clear();
+  fake_.tweak = [](int, double, Json* reports, std::string*) {
+    reports->clear();
   };
   ASSERT_EQ(Sweep(Args({"--allow-unemulated"})), 1) << stderr_;
   const Json result = Result();

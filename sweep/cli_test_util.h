@@ -1,6 +1,7 @@
 // The fixture of the `verbsemu sweep` tests: a fake command with a known
 // response (metric = 50 + 2.5 x added latency in µs + seeded Gaussian
-// noise, one shim report per run written where VERBSEMU_REPORT says), and
+// noise, one shim JSON report per run written where VERBSEMU_REPORT says),
+// and
 // SweepMain called with its output captured.
 #ifndef VERBSEMU_SWEEP_CLI_TEST_UTIL_H_
 #define VERBSEMU_SWEEP_CLI_TEST_UTIL_H_
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "emulate/units.h"
+#include "report/schema.h"
 #include "sweep/cli.h"
 #include "sweep/executor.h"
 
@@ -40,13 +42,34 @@ inline std::string EnvOf(const RunRequest& r, const std::string& name) {
   return "";
 }
 
+// A shim JSON report (report/schema.h) of an emulated process.
+inline Json FakeShimReport(int pid) {
+  return {{"schema", std::string(report::kSchema)},
+          {"pid", pid},
+          {"command", "app"},
+          {"emulated", true},
+          {"config_error", ""},
+          {"warnings", Json::array()}};
+}
+
+// A warning the shim marks as invalidating emulation.
+inline Json InvalidatingWarning() {
+  return {{"code", "hidden-qps"},
+          {"severity", "error"},
+          {"invalidates", true},
+          {"text",
+           "WARNING: rxe0: 1 QP of this process that the shim never "
+           "saw"}};
+}
+
 class FakeCommand : public Executor {
  public:
   double slope = 2.5, noise_sd = 0.5;
   double wall_s = 0.001;  // each run's wall time
   // Called with the run's number (from 1, the pilot included) and latency
-  // in µs; may change the report or the output.
-  std::function<void(int call, double latency_us, std::string* report,
+  // in µs; may change the reports (a list of JSON documents, one process's
+  // each) or the output.
+  std::function<void(int call, double latency_us, Json* reports,
                      std::string* output)>
       tweak;
   int calls = 0;
@@ -65,14 +88,15 @@ class FakeCommand : public Executor {
     std::snprintf(out, sizeof out, "step 1\nvalue t=%.4f\n",
                   50 + slope * us + noise(rng_));
     std::string output = out;
-    std::string report = "verbsemu report (pid " +
-                         std::to_string(1000 + calls) + "): latency +" + lat +
-                         "\ndevice rxe0: qps 1, wrs 10\n";
-    if (tweak) tweak(calls, us, &report, &output);
+    Json reports = Json::array({FakeShimReport(1000 + calls)});
+    if (tweak) tweak(calls, us, &reports, &output);
     const std::string rep = EnvOf(req, "VERBSEMU_REPORT");
-    if (!rep.empty() && !report.empty()) {
-      std::string path = rep.substr(0, rep.rfind('/')) + "/host.";
-      std::ofstream(path + std::to_string(calls) + ".txt") << report;
+    for (size_t i = 0; !rep.empty() && i < reports.size(); ++i) {
+      const std::string path = rep.substr(0, rep.rfind('/')) + "/host." +
+                               std::to_string(calls) + "." + std::to_string(i) +
+                               ".txt";
+      std::ofstream(path) << "verbsemu report (human text, not read)\n";
+      std::ofstream(path + ".json") << reports[i].dump();
     }
     std::ofstream(req.log_path) << output;
     RunOutcome o;

@@ -1,5 +1,5 @@
-// Fuzzes the reading of shim reports: the input, split at NUL bytes, is a
-// run's report files. JudgeReports must count and judge them without
+// Fuzzes the judging of shim JSON reports: the input, split at NUL bytes,
+// is a run's report files. JudgeReports must count and judge them without
 // crashing, and give a reason whenever it finds the run not emulated.
 #include <cstdint>
 #include <cstdlib>
@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::pair<std::string, std::string>> files;
   for (size_t at = 0; at <= all.size();) {
     const size_t end = std::min(all.find('\0', at), all.size());
-    files.emplace_back("h." + std::to_string(files.size()) + ".txt",
+    files.emplace_back("h." + std::to_string(files.size()) + ".txt.json",
                        std::string(all.substr(at, end - at)));
     at = end + 1;
   }

@@ -34,7 +34,7 @@ class CrashResumeTest : public SweepCliTest {
   void SetUp() override {
     SweepCliTest::SetUp();
     // A fast command with a metric that depends on its point only.
-    fake_.tweak = [](int, double us, std::string*, std::string* output) {
+    fake_.tweak = [](int, double us, Json*, std::string* output) {
       *output = "value t=" + std::to_string(50 + 2.5 * us) + "\n";
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     };

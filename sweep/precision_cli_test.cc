@@ -120,7 +120,7 @@ TEST_F(PrecisionCliTest, TheBudgetStopsItAndAForcedResumeGoesOn) {
 TEST_F(PrecisionCliTest, AnInterruptedSweepResumesAddingBlocks) {
   fake_.slope = 0;
   // Ctrl-C in the first run of the 5th block (the pilot is call 1).
-  fake_.tweak = [](int call, double, std::string*, std::string*) {
+  fake_.tweak = [](int call, double, Json*, std::string*) {
     if (call == 22) std::raise(SIGINT);
   };
   ASSERT_EQ(Sweep(Precise({"--precision", "0.05", "--max-blocks", "6"})), 130)

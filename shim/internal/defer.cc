@@ -30,10 +30,7 @@ bool IsRoomRefusal(int rc) { return rc == ENOMEM || rc == EAGAIN; }
 void WarnRefused(int rc, size_t wrs) {
   Engine& e = E();
   if (e.warned_defer_refused.exchange(true)) return;
-  Warn("defer: the provider refused " + std::to_string(wrs) +
-       " WR(s) after their post had returned (" + std::strerror(rc) +
-       "); they complete with IBV_WC_LOC_QP_OP_ERR, as their post would "
-       "have failed (counted in the report)");
+  Warn(WarningCode::kDeferRefused, {std::to_string(wrs), std::strerror(rc)});
 }
 
 // kAgain: the front post's first WR was refused and completed in error;
@@ -406,9 +403,7 @@ void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why) {
   if (d.fifo.empty()) return;
   Engine& e = E();
   if (why == FlushReason::kGone) {
-    Warn("defer: " + std::to_string(d.held_wrs) +
-         " held WR(s) dropped: their QP was destroyed where the shim could "
-         "not see it (counted in the report)");
+    Warn(WarningCode::kDeferDropped, {std::to_string(d.held_wrs)});
     DropHeldLocked(d);
     return;
   }

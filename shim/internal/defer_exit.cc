@@ -8,27 +8,18 @@
 #include <chrono>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "shim/internal/defer.h"
 #include "shim/internal/defer_progress.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"
+#include "shim/internal/try_for.h"
 
 namespace verbsemu::shim::internal {
 namespace {
 
 // How long the exit flush tries a lock, and the progress thread's stop.
 constexpr auto kExitLockLimit = std::chrono::milliseconds(200);
-
-template <class Lock>
-bool TryFor(Lock& lock, std::chrono::steady_clock::time_point until) {
-  while (!lock.try_lock()) {
-    if (std::chrono::steady_clock::now() >= until) return false;
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -39,9 +30,7 @@ void FlushAllDeferred() {
   std::unique_lock<std::mutex> lock(e.mu, std::defer_lock);
   if (!TryFor(lock, until)) {
     e.defer.exit_skipped_qps.Add(1);
-    Warn(
-        "defer: at exit the shim's registry stayed locked (a thread was "
-        "interrupted inside it): held posts were not handed over");
+    Warn(WarningCode::kDeferExitRegistryLocked);
     return;
   }
   size_t skipped = 0;
@@ -56,9 +45,7 @@ void FlushAllDeferred() {
   }
   if (skipped == 0) return;
   e.defer.exit_skipped_qps.Add(skipped);
-  Warn("defer: at exit " + std::to_string(skipped) +
-       " QP(s) stayed locked (a thread was interrupted inside the shim): "
-       "their held posts were not handed over");
+  Warn(WarningCode::kDeferExitQpsLocked, {std::to_string(skipped)});
 }
 
 void ResetDeferLocked() {

@@ -80,9 +80,7 @@ bool DeferProgress::Start() {
   running_ = false;
   static std::atomic<bool> warned{false};
   if (!warned.exchange(true)) {
-    Warn(
-        "cannot start the defer mode's progress thread (thread limit): its "
-        "QPs wait by spinning instead");
+    Warn(WarningCode::kDeferNoThread);
   }
   return false;
 }

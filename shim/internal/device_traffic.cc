@@ -30,7 +30,7 @@ void StartDeviceTrafficLocked(const ContextState& c) {
     std::string why;
     auto t = PortTraffic::Start(e.traffic_paths, c.device, port, &why);
     if (t == nullptr) {
-      if (!e.warned_traffic) Warn("bypass check off: " + why);
+      if (!e.warned_traffic) Warn(WarningCode::kBypassCheckOff, {why});
       e.warned_traffic = true;
       continue;
     }

@@ -24,9 +24,7 @@ bool Mlx5dvIsSupported(ibv_device* device) {
   if (emulated && answer) {
     e.direct_verbs_allowed.Add(1);
     if (!e.warned_direct_verbs.exchange(true)) {
-      Warn(std::string("VERBSEMU_DIRECT_VERBS=allow: ") + device->name +
-           " keeps mlx5 direct verbs; traffic posted through them is not "
-           "emulated");
+      Warn(WarningCode::kDirectVerbsKept, {device->name});
     }
   }
   return answer;
@@ -72,10 +70,9 @@ std::string DirectVerbsReportLine() {
   const uint64_t allowed = e.direct_verbs_allowed.Get();
   const uint64_t objects = e.direct_verbs_objects.Get();
   if (objects != 0) {
-    return "WARNING " + std::to_string(objects) +
-           " objects made through mlx5 direct verbs (mlx5dv_create_qp, "
-           "DEVX) on emulated devices: traffic posted through mlx5dv is NOT "
-           "emulated\n";
+    return NoteWarning(WarningCode::kDirectVerbsObjects,
+                       {std::to_string(objects)}) +
+           "\n";
   }
   if (refused != 0) {
     return "direct verbs: mlx5dv_is_supported() answered false " +
@@ -84,10 +81,9 @@ std::string DirectVerbsReportLine() {
            "(VERBSEMU_DIRECT_VERBS=allow keeps direct verbs, unemulated)\n";
   }
   if (allowed != 0) {
-    return "WARNING direct verbs allowed on emulated devices (" +
-           std::to_string(allowed) +
-           " mlx5dv_is_supported() queries): traffic posted through mlx5dv "
-           "is NOT emulated\n";
+    return NoteWarning(WarningCode::kDirectVerbsAllowed,
+                       {std::to_string(allowed)}) +
+           "\n";
   }
   return "";
 }

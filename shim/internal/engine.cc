@@ -76,19 +76,23 @@ void BoundaryFault(const char* where, const char* what,
                    const char* effect) noexcept {
   static std::atomic<bool> warned{false};
   if (warned.exchange(true)) return;
+  // Allocates nothing to print (it may follow an out-of-memory error).
+  constexpr std::string_view kPrefix = "verbsemu: ";
   char line[320];
-  const int n = std::snprintf(line, sizeof line, "verbsemu: %s: %s; %s\n",
-                              where, what, effect);
-  if (n <= 0) return;
-  const auto len = std::min(static_cast<size_t>(n), sizeof line - 1);
-  ssize_t ignored = write(2, line, len);
+  kPrefix.copy(line, kPrefix.size());
+  const size_t n =
+      kPrefix.size() +
+      WarningTextTo(WarningCode::kBoundaryFault, {where, what, effect},
+                    line + kPrefix.size(), sizeof line - kPrefix.size() - 1);
+  line[n] = '\n';
+  ssize_t ignored = write(2, line, n + 1);
   (void)ignored;
-}
-
-void Warn(const std::string& line) {
-  std::string msg = "verbsemu: " + line + "\n";
-  ssize_t ignored = write(2, msg.data(), msg.size());
-  (void)ignored;
+  try {
+    (void)RecordWarning(
+        WarningCode::kBoundaryFault,
+        std::string_view(line + kPrefix.size(), n - kPrefix.size()));
+  } catch (...) {  // out of memory: printed, not recorded
+  }
 }
 
 void ConfigureWithCalibration(const Settings& settings,
@@ -187,7 +191,7 @@ void VerbsSetOps(verbs_context* context, const void* ops) noexcept {
     EnsureConfigured();
     RegisterContext(&context->context);
   } catch (...) {
-    Warn("cannot register a context (out of memory): it is not emulated");
+    Warn(WarningCode::kContextNotRegistered);
   }
 }
 
@@ -209,7 +213,7 @@ int CmdDestroyQp(ibv_qp* qp) noexcept {
   try {
     FinishDestroy(std::move(q), rc == 0);
   } catch (...) {
-    Warn("cannot record a destroyed QP for the report (out of memory)");
+    Warn(WarningCode::kDestroyedQpUnrecorded);
   }
   return rc;
 }
@@ -353,6 +357,7 @@ void AtForkChild() {
 
 void ResetForTesting() {
   Engine& e = E();
+  ClearRecordedWarningsForTesting();
   std::lock_guard<std::mutex> lock(e.mu);
   e.configured.store(false, std::memory_order_release);
   ResetDeferLocked();

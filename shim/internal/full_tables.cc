@@ -10,8 +10,8 @@ void NoteTableFull(Table t, size_t capacity) noexcept {
   const auto i = static_cast<size_t>(t);
   if (E().tables_full[i].fetch_add(1, std::memory_order_relaxed) != 0) return;
   try {
-    Warn(std::string("the shim's table of ") + kTables[i].what + " is full (" +
-         std::to_string(capacity) + "): later ones are " + kTables[i].effect);
+    Warn(WarningCode::kTableFull,
+         {kTables[i].what, std::to_string(capacity), kTables[i].effect});
   } catch (...) {  // out of memory: the report still counts it
   }
 }

@@ -125,12 +125,9 @@ std::string HiddenLine(const std::string& device,
     list += n;
   }
   if (qpns.size() > 4) list += ", ...";
-  return "WARNING: " + device + ": " + std::to_string(qpns.size()) +
-         (qpns.size() == 1 ? " QP" : " QPs") +
-         " of this process that the shim never saw (" + list +
-         "), says the kernel: their traffic was not emulated (a libibverbs "
-         "the shim does not reach: static, or in another link namespace; or "
-         "the device driven directly)";
+  return NoteWarning(WarningCode::kHiddenQps,
+                     {device, std::to_string(qpns.size()),
+                      qpns.size() == 1 ? "QP" : "QPs", list});
 }
 
 }  // namespace

@@ -170,8 +170,7 @@ uint64_t PadSender::Send(ibv_ah* ah, uint64_t datagrams) {
   }
   if (!failed_) Reap(false);
   if (failed_ && !E().warned_pad.exchange(true)) {
-    Warn("padding send failed on " + name_ +
-         "; bandwidth padding stops for this port");
+    Warn(WarningCode::kPadSendFailed, {name_});
   }
   return sent;
 }
@@ -186,8 +185,7 @@ PadSender* EnsurePadSender(ContextState* c, PortLink* link) {
     if (!link->pad) {
       link->pad_failed = true;
       if (!E().warned_pad.exchange(true)) {
-        Warn("cannot create the padding QP on " + c->device +
-             "; bandwidth padding is off there");
+        Warn(WarningCode::kPadCreateFailed, {c->device});
       }
     }
   }

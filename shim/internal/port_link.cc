@@ -72,9 +72,8 @@ SharedLink* MapSharedLink(PortLink* link, const std::string& device,
   std::string why;
   link->shared = MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
   if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
-    Warn("cannot share " + device + " port " + std::to_string(link->port) +
-         "'s link with the node's other processes (" + why +
-         "); this process paces on a link of its own");
+    Warn(WarningCode::kSharedLinkPrivate,
+         {device, std::to_string(link->port), why});
   }
   return link->shared.get();
 }
@@ -124,9 +123,8 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
   }
   const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
   if (unknown && !e.warned_rate.exchange(true)) {
-    Warn("cannot tell the link rate of " + device + " port " +
-         std::to_string(link->port) + ": " + link->rate_source +
-         "; bandwidth emulation is off there");
+    Warn(WarningCode::kLinkRateUnknown,
+         {device, std::to_string(link->port), link->rate_source});
   }
 }
 
@@ -191,15 +189,10 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
 // QP's address vector: UD, EFA SRD (DRIVER), iWARP and DCI QPs are paced on
 // the port's virtual link instead, when its rate is known.
 void WarnUnpadded(const QpState& q, bool paced) {
-  char line[360];
-  std::snprintf(line, sizeof line,
-                "bandwidth padding needs a connected QP (RC/UC): %s QP "
-                "0x%06x on %s is %s, as other such QPs will be",
-                QpTypeName(q.type), q.qpn, q.ctx->device.c_str(),
-                paced ? "paced instead (as --bw-mode pace would)"
-                      : "not padded nor paced (the port's rate is unknown: "
-                        "give --link-bandwidth)");
-  Warn(line);
+  char qpn[16];
+  std::snprintf(qpn, sizeof qpn, "0x%06x", q.qpn);
+  Warn(paced ? WarningCode::kUnpaddedQpPaced : WarningCode::kUnpaddedQp,
+       {QpTypeName(q.type), qpn, q.ctx->device});
 }
 
 }  // namespace

@@ -214,7 +214,7 @@ void PassThroughLocked(Engine& e, const std::string& why) noexcept {
   e.note_lateness = false;
   try {
     e.config_error = why;
-    Warn(why);
+    Warn(WarningCode::kConfigError, {why});
   } catch (...) {  // out of memory: the line is lost, the fallback stands
   }
 }

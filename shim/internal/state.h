@@ -38,6 +38,7 @@
 #include "shim/internal/verbs_ptr.h"
 #include "shim/internal/wait_lateness.h"
 #include "shim/internal/wait_policy.h"
+#include "shim/internal/warnings.h"
 #include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
@@ -338,9 +339,6 @@ inline QpExLevel LevelOf(const QpState& q) {
   if (q.record_batches) return QpExLevel::kRecord;
   return E().wrap.bytes ? QpExLevel::kCount : QpExLevel::kRoundTrips;
 }
-
-// One line on stderr, prefixed "verbsemu: ".
-void Warn(const std::string& line);
 
 }  // namespace verbsemu::shim::internal
 
