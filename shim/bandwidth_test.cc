@@ -108,11 +108,12 @@ TEST_F(ShimTest, PacingSpacesReleasesAtLeastAtTargetRate) {
   const int kPosts = 50;
   const uint64_t start = emulate::ReadTsc();
   for (int i = 0; i < kPosts; ++i) ASSERT_EQ(Post(r.qp, ch), 0);
-  // An idle link lends nothing, so the 50th goes out no sooner than 50
-  // messages' time at 10 Gbit/s after the first post began, less the real
-  // link's own time for the last. Measured from the start: a post
-  // preempted after its release only goes out later.
-  const double min_ns = 50.0 * 65536 * 8 / 10.0 - 65536 * 8 / 1000.0;
+  // The 50th goes out no sooner than 48 messages' time at 10 Gbit/s after
+  // the first post began (less the real link's own time for each): the
+  // port's link may have been booked by an earlier user within its
+  // catch-up window, which the first posts then continue. Measured from the
+  // start: a post preempted after its release only goes out later.
+  const double min_ns = 48.0 * 65536 * 8 / 10.0 * (1 - 10e9 / 1e12);
   EXPECT_GE(Cal().TicksToNs(d.last_post_tsc.load() - start), min_ns * 0.99);
   EXPECT_EQ(d.ud_datagrams.load(), 0u);  // pace wastes no wire
 }

@@ -62,12 +62,8 @@ TEST_F(DeferTest, PostReturnsAtOnceAndReachesTheDeviceTheLatencyLater) {
 // from its first message. (A blocking sender's catch-up window would hand it
 // two messages free: LogGP's G measured 64-77 ns/B for 80.)
 TEST_F(DeferTest, ATrainAfterAnIdleLinkLeavesAtTheLinksRate) {
-  emulate::Config c;
-  c.bandwidth = *emulate::ParseBandwidth("1Gbit/s");
-  c.bw_mode = emulate::BwMode::kPace;
-  c.link_bits_per_s = 1e12;
-  c.latency_mode = emulate::LatencyMode::kDefer;
-  Configure(c);
+  ConfigureBandwidth("1Gbit/s", 0, emulate::BwMode::kPace, 1e12,
+                     emulate::LatencyMode::kDefer);
   FakeDevice d("fake0");
   StopEngineFirst stop;
   Res r = MakeQp(d, false);

@@ -124,14 +124,16 @@ class ShimTest : public ::testing::Test {
     c.latency_ns = ns;
     Configure(c);
   }
-  void ConfigureBandwidth(const char* target, double latency_ns = 0,
-                          emulate::BwMode mode = emulate::BwMode::kPad,
-                          double link_bits_per_s = 0) {
+  void ConfigureBandwidth(
+      const char* target, double latency_ns = 0,
+      emulate::BwMode mode = emulate::BwMode::kPad, double link_bits_per_s = 0,
+      emulate::LatencyMode latency_mode = emulate::LatencyMode::kSpin) {
     emulate::Config c;
     c.bandwidth = *emulate::ParseBandwidth(target);
     c.latency_ns = latency_ns;
     c.bw_mode = mode;
     c.link_bits_per_s = link_bits_per_s;
+    c.latency_mode = latency_mode;
     Configure(c);
   }
 
