@@ -36,23 +36,23 @@
   W(kDirectVerbsKept, "direct-verbs-kept", kError, true,                       \
     "VERBSEMU_DIRECT_VERBS=allow: {} keeps mlx5 direct verbs; traffic "        \
     "posted through them is not emulated")                                     \
-  W(kTableFull, "table-full", kWarning, false,                                 \
+  W(kTableFull, "table-full", kWarning, true,                                  \
     "the shim's table of {} is full ({}): later ones are {}")                  \
   W(kDestroyedQpUnrecorded, "destroyed-qp-unrecorded", kWarning, false,        \
     "cannot record a destroyed QP for the report (out of memory)")             \
   W(kBoundaryFault, "boundary-fault", kWarning, false, "{}: {}; {}")           \
-  W(kPadCreateFailed, "pad-create-failed", kWarning, false,                    \
+  W(kPadCreateFailed, "pad-create-failed", kWarning, true,                     \
     "cannot create the padding QP on {}; bandwidth padding is off there")      \
-  W(kPadSendFailed, "pad-send-failed", kWarning, false,                        \
+  W(kPadSendFailed, "pad-send-failed", kWarning, true,                         \
     "padding send failed on {}; bandwidth padding stops for this port")        \
   W(kUnpaddedQpPaced, "unpadded-qp-paced", kNote, false,                       \
     "bandwidth padding needs a connected QP (RC/UC): {} QP {} on {} is paced " \
     "instead (as --bw-mode pace would), as other such QPs will be")            \
-  W(kUnpaddedQp, "unpadded-qp", kWarning, false,                               \
+  W(kUnpaddedQp, "unpadded-qp", kWarning, true,                                \
     "bandwidth padding needs a connected QP (RC/UC): {} QP {} on {} is not "   \
     "padded nor paced (the port's rate is unknown: give --link-bandwidth), "   \
     "as other such QPs will be")                                               \
-  W(kLinkRateUnknown, "link-rate-unknown", kWarning, false,                    \
+  W(kLinkRateUnknown, "link-rate-unknown", kWarning, true,                     \
     "cannot tell the link rate of {} port {}: {}; bandwidth emulation is "     \
     "off there")                                                               \
   W(kSharedLinkPrivate, "shared-link-private", kWarning, false,                \
