@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The NCCL-style client's added latency end to end, in the test bed's pair
+# topology: native and shim runs (both ends at +LAT us) alternate in one boot,
+# with Debian's libibverbs and with a copy bound as Ubuntu's
+# (soft-roce/symbolic/set_df_symbolic). Prints, per library, every run's
+# one-way t_min and median (the client's own figures, half the round trip)
+# and the difference of the best t_min.
+# Host side, first: bazel build //shim/... //soft-roce/symbolic:all
+#   soft-roce/vm --topology pair -- tools/internal/nccl_style_e2e.sh [--rounds N] [--latency US] [--iters N]
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/vm/lib.sh
+source tests/vm/lib.sh
+rounds=7 lat=20 iters=5000
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds=$2; shift 2 ;;
+    --latency) lat=$2; shift 2 ;;
+    --iters) iters=$2; shift 2 ;;
+    *) echo "usage: $0 [--rounds N] [--latency US] [--iters N]" >&2; exit 2 ;;
+  esac
+done
+bin=${VERBSEMU_BIN:-bazel-bin}
+probe=$bin/shim/nccl_style_pingpong launcher=$bin/shim/verbsemu
+if [ ! -x "$probe" ] || [ ! -x "$launcher" ]; then echo "build //shim/... first" >&2; exit 2; fi
+ubuntu=$VM_LOGDIR/ubuntu-binding
+mkdir -p "$ubuntu"
+"$bin/soft-roce/symbolic/set_df_symbolic" /usr/lib/x86_64-linux-gnu/libibverbs.so.1 \
+  "$ubuntu/libibverbs.so.1" >/dev/null || exit 1
+
+# one LIBDIR PREFIX...: the client's "t_min median" line, or "fail".
+one() {
+  local libdir=$1 port out
+  shift
+  port=$(new_port)
+  env LD_LIBRARY_PATH="$libdir" "$@" "$probe" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -n "$iters" \
+    >/dev/null 2>&1 &
+  local pid=$!
+  wait_until 30 tcp_listening "$port" || { kill "$pid"; echo fail; return; }
+  out=$(env LD_LIBRARY_PATH="$libdir" "$@" "$probe" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" \
+    -n "$iters" "$SERVER_ADDR" 2>/dev/null)
+  wait "$pid"
+  echo "$out" | sed -n 's/.* t_min_us \([0-9.]*\) t_median_us \([0-9.]*\).*/\1 \2/p' | grep . || echo fail
+}
+
+for lib in debian ubuntu; do
+  libdir=""
+  [ "$lib" = ubuntu ] && libdir=$ubuntu
+  best_n="" best_s=""
+  echo "## $lib libibverbs: one-way t_min and median (us), +$lat us on both ends"
+  for ((r = 1; r <= rounds; r++)); do
+    n=$(one "$libdir")
+    s=$(one "$libdir" "$launcher" run --latency "${lat}us" --)
+    echo "round $r: native $n; shim $s"
+    best_n=$(printf '%s\n%s\n' "$best_n" "${n%% *}" | grep -E '^[0-9.]+$' | sort -g | head -n 1)
+    best_s=$(printf '%s\n%s\n' "$best_s" "${s%% *}" | grep -E '^[0-9.]+$' | sort -g | head -n 1)
+  done
+  awk -v n="$best_n" -v s="$best_s" -v l="$lat" \
+    'BEGIN {printf "best t_min: native %s, shim %s: added %.2f us for %s (%+.1f%%)\n", n, s, s - n, l, 100 * (s - n - l) / l}'
+done
