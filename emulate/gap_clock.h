@@ -9,6 +9,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "emulate/catch_up.h"
+
 namespace verbsemu::emulate {
 
 // Reserves the schedule `next_free` for `span` ticks (a post of n messages:
@@ -34,8 +36,7 @@ inline uint64_t ReserveGap(std::atomic<uint64_t>& next_free, uint64_t now,
   uint64_t seen = next_free.load(std::memory_order_relaxed);
   for (;;) {
     const bool bogus = max_ahead != 0 && seen > now && seen - now > max_ahead;
-    const bool idle = seen < now && now - seen > burst;
-    const uint64_t slot = bogus || idle ? now : seen;
+    const uint64_t slot = bogus ? now : CatchUpStart(seen, now, burst);
     if (next_free.compare_exchange_weak(seen, slot + span,
                                         std::memory_order_acq_rel,
                                         std::memory_order_relaxed)) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "emulate/catch_up.h"
+
 namespace verbsemu::emulate {
 namespace {
 
@@ -63,19 +65,6 @@ uint64_t Pacer::Epoch(uint64_t now) {
   return epoch;  // re-based by another pacer
 }
 
-namespace {
-
-// Where a message starts on the link: behind what is booked; for a sender
-// that fell behind the link's schedule by at most `slack`, on the schedule
-// (it gets the lost link time back); later than that, the link was idle and
-// lends nothing: the message starts now, as on a wire.
-uint64_t Start(uint64_t free_at, uint64_t now_fx, uint64_t slack) {
-  if (free_at >= now_fx || now_fx - free_at <= slack) return free_at;
-  return now_fx;
-}
-
-}  // namespace
-
 uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes, Sender sender) {
   if (!enabled()) return now;
   const uint64_t epoch = Epoch(now);
@@ -105,7 +94,7 @@ uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes, Sender sender) {
     // time back). A queued sender lost nothing: no window.
     const uint64_t slack =
         sender == Sender::kQueued ? 0 : std::max(burst_fx_, 2 * cost_fx);
-    finish = std::min(kFxMax, Start(free_at, now_fx, slack) + cost_fx);
+    finish = std::min(kFxMax, CatchUpStart(free_at, now_fx, slack) + cost_fx);
     if (link.compare_exchange_weak(free_at, finish,
                                    std::memory_order_relaxed)) {
       break;

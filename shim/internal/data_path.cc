@@ -259,9 +259,8 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
     // A deferring QP's post returned at once: it queues, it does not block.
     const auto sender = q->defer != nullptr ? emulate::Pacer::Sender::kQueued
                                             : emulate::Pacer::Sender::kBlocking;
-    const bool paced =
-        e.pace || q->paced_unpadded.load(std::memory_order_relaxed);
-    if (paced && link->pacer_out && shape.out_bytes > 0) {
+    if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
+        shape.out_bytes > 0) {
       release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
     } else if (e.pad && shape.out_bytes > 0) {
       SendPadding(q, link, shape.out_bytes);

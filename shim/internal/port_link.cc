@@ -224,9 +224,11 @@ void AttachLink(QpState* q) {
     }
   }
   if (pads) PreparePadding(q, link);
-  const bool paced = unpadded && link->pacer_out != nullptr;
-  q->paced_unpadded.store(paced, std::memory_order_relaxed);
-  if (unpadded && !e.warned_unpadded.exchange(true)) WarnUnpadded(*q, paced);
+  const bool pace_instead = unpadded && link->pacer_out != nullptr;
+  q->paced.store(e.pace || pace_instead, std::memory_order_relaxed);
+  if (unpadded && !e.warned_unpadded.exchange(true)) {
+    WarnUnpadded(*q, pace_instead);
+  }
   q->link.store(link, std::memory_order_release);
 }
 

@@ -119,9 +119,10 @@ struct QpState {
   // vector; under mu.
   std::optional<CmEnds> cm_ends;
   std::atomic<PortLink*> link{nullptr};
-  // Pad mode, a QP that cannot be padded (no connected address vector: UD,
-  // EFA SRD, iWARP, DCI): paced on the port's virtual link instead.
-  std::atomic<bool> paced_unpadded{false};
+  // Its posts reserve the port's virtual link (set with `link`): pace mode,
+  // or pad mode for a QP that cannot be padded (no connected address
+  // vector: UD, EFA SRD, iWARP, DCI).
+  std::atomic<bool> paced{false};
   emulate::PadPlanner planner;  // under mu
   AhPtr pad_ah;                 // under mu; in the pad sender's PD
   // The port whose count of READ-serving QPs includes this QP; under mu.
