@@ -345,6 +345,56 @@ TEST_F(WrBatchTest, ReadOnAOneWayQpStillWaitsTwoLegs) {
             2 * Ticks(20'000));
 }
 
+// With latency alone a one-way QP's batch owes nothing at wr_complete: the
+// shim wraps its wr_start only (and the round-trip opcodes a provider may
+// fill all the same), so wr_complete, the builders and wr_abort are the
+// provider's own, as on a QP made without the shim.
+TEST_F(WrBatchTest, LatencyAloneOneWayQpWrapsOnlyItsWrStart) {
+  ConfigureLatencyAlone(2'000);
+  FakeDevice d("fake0");
+  FakeQpEnv native = MakeFakeQp(
+      d, {.through_shim = false, .wr_api = true, .send_ops = kOneWayOps});
+  FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = kOneWayOps});
+  EXPECT_EQ(e.qpx->wr_complete, native.qpx->wr_complete);
+  EXPECT_EQ(e.qpx->wr_abort, native.qpx->wr_abort);
+  EXPECT_EQ(e.qpx->wr_rdma_write, native.qpx->wr_rdma_write);
+  EXPECT_EQ(e.qpx->wr_set_sge, native.qpx->wr_set_sge);
+  EXPECT_NE(e.qpx->wr_start, native.qpx->wr_start);
+  EXPECT_NE(e.qpx->wr_rdma_read, native.qpx->wr_rdma_read);
+}
+
+// Once a READ was used on such a QP, its batches are watched to the end: a
+// later READ batch owes two one-way latencies, an aborted one reaches the
+// provider's wr_abort, and a write batch goes out after one.
+TEST_F(WrBatchTest, AOneWayQpThatReadOnceOwesTwoLegsForEveryRead) {
+  ConfigureLatencyAlone(20'000);
+  FakeDevice d("fake0");
+  FakeQpEnv e = MakeFakeQp(d, {.wr_api = true, .send_ops = kOneWayOps});
+  const auto* f = reinterpret_cast<const FakeQp*>(e.qp);
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const uint64_t t0 = emulate::ReadTsc();
+    ibv_wr_start(e.qpx);
+    ibv_wr_rdma_read(e.qpx, 1, 0x2000);
+    ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+    ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+    EXPECT_GE(DeviceDelay(d, t0) + E().cal.spin_fixed_cost_ticks,
+              2 * Ticks(20'000));
+  }
+  ibv_wr_start(e.qpx);
+  ibv_wr_rdma_read(e.qpx, 1, 0x2000);
+  ibv_wr_abort(e.qpx);
+  EXPECT_FALSE(f->in_batch) << "the provider's batch was left open";
+  const uint64_t t0 = emulate::ReadTsc();
+  ibv_wr_start(e.qpx);
+  ibv_wr_rdma_write(e.qpx, 1, 0x2000);
+  ibv_wr_set_sge(e.qpx, 1, 0x1000, 64);
+  ASSERT_EQ(ibv_wr_complete(e.qpx), 0);
+  EXPECT_GE(DeviceDelay(d, t0) + E().cal.spin_fixed_cost_ticks, Ticks(20'000));
+  EXPECT_EQ(d.Posts().size(), 4u);
+  EXPECT_EQ(d.calls_outside_batch.load(), 0u);
+}
+
 // What a batch tells only at wr_complete keeps it recorded: its bytes
 // (pace), the whole batch (defer), a READ (the QP may read: its second leg
 // is waited before the provider's wr_start).

@@ -6,8 +6,10 @@
 // go straight through, counting the batch's WRs and bytes, and wr_complete
 // runs the emulation step before the provider's. With latency alone, a QP
 // whose send ops hold no READ or atomic is direct too: its batch's one
-// one-way latency is waited before the provider's wr_start. Slots and wrappers
-// come from the lists in qp_ex_slots.h.
+// one-way latency is waited before the provider's wr_start, and only
+// wr_start is wrapped (kStart), so such a batch costs one lookup beyond the
+// wait, as ibv_post_send does. Slots and wrappers come from the lists in
+// qp_ex_slots.h.
 #include <errno.h>
 
 #include <algorithm>
@@ -67,6 +69,24 @@ void AddBytes(QpState* q, uint64_t b) { q->batch.AddBytes(b); }
 
 void ResetBatch(QpState* q) { q->batch = PostShape{}; }
 
+void OpenDirectBatch(QpState* q, ibv_qp_ex* qpx, bool leg, uint64_t waited);
+
+// A READ or atomic on a QP whose send ops declared none (kStart: rxe fills
+// every slot): the QP is wrapped as kRoundTrips from now on, and the open
+// batch, whose first one-way latency wr_start waited, owes the second at
+// wr_complete.
+__attribute__((noinline, cold)) void LiftFromStart(QpState* q, ibv_qp_ex* qpx) {
+  q->round_trips_seen.store(true, std::memory_order_relaxed);
+  WrapQpExOf(q);
+  OpenDirectBatch(q, qpx, E().emulating && LatencyEnabled(q), 0);
+}
+
+void LiftToRoundTrips(QpState* q, ibv_qp_ex* qpx) {
+  if (q->qpx_level.load(std::memory_order_relaxed) == QpExLevel::kStart) {
+    LiftFromStart(q, qpx);
+  }
+}
+
 // Opcodes: recorded, or counted and forwarded.
 #define VERBSEMU_OP_WRAPPER(slot, flow, since, keep, params, args) \
   void slot##_wrapper params {                                     \
@@ -79,7 +99,10 @@ void ResetBatch(QpState* q) { q->batch = PostShape{}; }
     }                                                              \
     QpState* q = nullptr;                                          \
     const QpExSlots* p = Direct(qpx, &q);                          \
-    if (q != nullptr) q->batch.Begin(flow);                        \
+    if (q != nullptr) {                                            \
+      if ((flow) == Flow::kIn) LiftToRoundTrips(q, qpx);           \
+      q->batch.Begin(flow);                                        \
+    }                                                              \
     if (p != nullptr && p->slot != nullptr) p->slot args;          \
   }
 VERBSEMU_QP_EX_OPS(VERBSEMU_OP_WRAPPER)
@@ -211,6 +234,19 @@ __attribute__((noinline)) void StartRecorded(QpState* q, ibv_qp_ex* qpx) {
   Cache()->recordings.Open(qpx, q->provider, q);
 }
 
+// A direct batch opened by the provider's wr_start (under its send-queue
+// lock from here, so q->batch is never reset under another thread's open
+// batch): `leg` whether its first one-way latency is waited, `waited` the
+// ticks that took.
+void OpenDirectBatch(QpState* q, ibv_qp_ex* qpx, bool leg, uint64_t waited) {
+  ResetBatch(q);
+  q->batch.legs_waited = leg ? 1 : 0;
+  q->batch.ticks_waited = waited;
+  ThreadCache* c = Cache();
+  c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
+  c->wr_q = q;
+}
+
 void WrStart(ibv_qp_ex* qpx) {
   const Engine& e = E();
   // The delay counts from here, as a post's from ibv_post_send: the lookup
@@ -219,25 +255,24 @@ void WrStart(ibv_qp_ex* qpx) {
   const uint64_t t0 = may_wait ? emulate::ReadTsc() : 0;
   QpState* q = e.qps.Find(&qpx->qp_base);
   if (q == nullptr) return StartGone(qpx);
-  // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
-  // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
-  if (qpx->wr_complete != WrComplete) {
-    WrapQpEx(qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
+  // Latency alone, one-way opcodes (kStart): nothing of the shim's at
+  // wr_complete, which is not wrapped (so a provider's rewrite of it needs
+  // no wrapping again), and no batch to open.
+  const bool direct_only =
+      q->qpx_level.load(std::memory_order_relaxed) == QpExLevel::kStart;
+  if (!direct_only) {
+    // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
+    // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
+    if (qpx->wr_complete != WrComplete) WrapQpExOf(q);
+    if (q->record_batches) return StartRecorded(q, qpx);
   }
-  if (q->record_batches) return StartRecorded(q, qpx);
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
   const bool leg = e.emulating && LatencyEnabled(q);
   const uint64_t waited = leg && may_wait ? WaitOneLeg(q, t0) : 0;
   q->provider.wr_start(qpx);  // takes the provider's SQ lock
-  // q->batch is the open batch's from here: under the provider's lock, so
-  // never reset under another thread's open batch.
-  ResetBatch(q);
-  q->batch.legs_waited = leg ? 1 : 0;
-  q->batch.ticks_waited = waited;
-  ThreadCache* c = Cache();
-  c->wr_qpx = qpx;  // the batch's op and setter calls skip the lookup
-  c->wr_q = q;
+  if (direct_only) return;
+  OpenDirectBatch(q, qpx, leg, waited);
 }
 
 // The QP state whose batch lock the recording holds, or nullptr when the
@@ -404,9 +439,8 @@ void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
 // Round-trip opcodes (READ, atomics) are wrapped from the lowest level: the
 // latency alone needs to know a batch owes two one-way latencies.
 #define VERBSEMU_WRAP_OP(slot, flow, since, keep, params, args) \
-  VERBSEMU_WRAP(                                                \
-      slot, slot##_wrapper, since,                              \
-      (flow) == Flow::kIn ? QpExLevel::kRoundTrips : QpExLevel::kCount)
+  VERBSEMU_WRAP(slot, slot##_wrapper, since,                    \
+                (flow) == Flow::kIn ? QpExLevel::kStart : QpExLevel::kCount)
 #define VERBSEMU_WRAP_SETTER(slot, since, params, args) \
   VERBSEMU_WRAP(slot, slot##_wrapper, since, QpExLevel::kRecord)
   VERBSEMU_QP_EX_OPS(VERBSEMU_WRAP_OP)
@@ -415,6 +449,12 @@ void WrapQpEx(ibv_qp_ex* qpx, QpExSlots* provider, int rdma_core_version,
 #undef VERBSEMU_WRAP_OP
 #undef VERBSEMU_WRAP_SETTER
 #undef VERBSEMU_WRAP
+}
+
+void WrapQpExOf(QpState* q) {
+  const QpExLevel level = LevelOf(*q);
+  WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, level);
+  q->qpx_level.store(level, std::memory_order_relaxed);
 }
 
 void UnwrapQpEx(ibv_qp_ex* qpx, const QpExSlots& provider) {

@@ -11,6 +11,10 @@
 // How much of ibv_qp_ex a QP needs wrapped (each level includes the ones
 // before it). Slots below are installed when the QP's level reaches theirs.
 #define VERBSEMU_QP_EX_LEVELS(L)                                          \
+  /* latency alone on a QP whose send ops declare no READ and no atomic:  \
+     wr_start, which waits the batch's one one-way latency, and the       \
+     round-trip opcodes, whose first use lifts the QP to kRoundTrips */   \
+  L(kStart)                                                               \
   /* latency alone, batches posted straight through: batch control and    \
      the round-trip opcodes (READ, atomics owe two one-way latencies) */  \
   L(kRoundTrips)                                                          \
@@ -21,7 +25,7 @@
 
 // Work-request opcodes: OP(slot, flow, rdma_core_since, keep, params, args).
 // `flow`: which way the WR's data crosses the link (post_shape.h); kIn
-// opcodes are wrapped from kRoundTrips, the others from kCount.
+// opcodes are wrapped from kStart, the others from kCount.
 // `rdma_core_since`: the first rdma-core release with the slot (a slot newer
 // than the running library must never be touched).
 // `keep`: copies what a pointer argument points to into the recording `r`
@@ -76,7 +80,7 @@
   CALL(wr_set_inline_data_list, WrSetInlineDataList, 0, QpExLevel::kCount) \
   CALL(wr_set_sge, WrSetSge, 0, QpExLevel::kCount)                         \
   CALL(wr_set_sge_list, WrSetSgeList, 0, QpExLevel::kCount)                \
-  CALL(wr_start, WrStart, 0, QpExLevel::kRoundTrips)                       \
+  CALL(wr_start, WrStart, 0, QpExLevel::kStart)                            \
   CALL(wr_complete, WrComplete, 0, QpExLevel::kRoundTrips)                 \
   CALL(wr_abort, WrAbort, 0, QpExLevel::kRoundTrips)
 

@@ -295,6 +295,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   q->ctx = c;
   q->qpn = qp->qp_num;
   q->type = qp->qp_type;
+  q->one_way_ops = origin == QpOrigin::kOneWayOps;
   q->record_batches = e.emulating && (origin == QpOrigin::kVerbs ||
                                       (origin == QpOrigin::kOneWayOps &&
                                        OneWayBatchesNeedRecording(e, q->type)));
@@ -306,7 +307,7 @@ QpState* RegisterQp(ContextState* c, ibv_qp* qp, bool with_send_ops,
   if (with_send_ops && Real().qp_to_qp_ex != nullptr) {
     q->qpx = Real().qp_to_qp_ex(qp);
     if (q->qpx) {
-      WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
+      WrapQpExOf(q);
     }
   }
   if (!e.qps.Insert(qp, q)) {
@@ -393,7 +394,7 @@ void OnQpModified(QpState* q, const ibv_qp_attr& attr, int attr_mask) {
   // its real wr_complete at RTS and its error variant at RESET): wrap what
   // they installed, so the shim always calls the provider's current function.
   if (q->qpx != nullptr && (attr_mask & IBV_QP_STATE) != 0) {
-    WrapQpEx(q->qpx, &q->provider, Real().rdma_core_version, LevelOf(*q));
+    WrapQpExOf(q);
   }
   if ((attr_mask & IBV_QP_STATE) != 0) DeferQpStateChanged(q, attr.qp_state);
   OnQpTrafficModified(q, attr, attr_mask);

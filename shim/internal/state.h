@@ -105,6 +105,13 @@ struct QpState {
   // serialized by batch_mu, held from wr_start to wr_complete/wr_abort except
   // during the waits.
   bool record_batches = false;
+  // ibv_create_qp_ex's send ops declare no READ and no atomic.
+  bool one_way_ops = false;
+  // How much of qpx is wrapped (LevelOf, as WrapQpEx last installed it).
+  std::atomic<QpExLevel> qpx_level{QpExLevel::kRoundTrips};
+  // A round-trip opcode was used on it all the same (rxe fills every slot):
+  // its batches owe a second one-way latency from then on (kRoundTrips).
+  std::atomic<bool> round_trips_seen{false};
   OwnedMutex batch_mu;
   // A direct ibv_wr_* batch; serialized by the provider's send-queue lock,
   // which it holds from wr_start to wr_complete/wr_abort.
@@ -338,8 +345,14 @@ inline bool OneWayBatchesNeedRecording(const Engine& e, ibv_qp_type type) {
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).
 inline QpExLevel LevelOf(const QpState& q) {
   if (q.record_batches) return QpExLevel::kRecord;
-  return E().wrap.bytes ? QpExLevel::kCount : QpExLevel::kRoundTrips;
+  if (E().wrap.bytes) return QpExLevel::kCount;
+  const bool one_way =
+      q.one_way_ops && !q.round_trips_seen.load(std::memory_order_relaxed);
+  return one_way ? QpExLevel::kStart : QpExLevel::kRoundTrips;
 }
+
+// Wraps q->qpx as LevelOf(*q) says and notes the level (qp_ex.cc).
+void WrapQpExOf(QpState* q);
 
 }  // namespace verbsemu::shim::internal
 
