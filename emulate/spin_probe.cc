@@ -1,4 +1,4 @@
-// How late a calibrated TSC spin ends on this machine, and why (issue 8: the
+// How late a calibrated TSC spin ends on this machine, and why (the
 // shim's spin ran long in the QEMU TCG test bed). For each relax variant
 // (`pause` in the loop, or none) it spins --spins times to --target and
 // records per spin: the lateness (last reading minus the deadline), the

@@ -1,4 +1,4 @@
-// One virtual link per NIC port (issue 10, item 4): forked processes pacing
+// One virtual link per NIC port: forked processes pacing
 // on one port of the fake device together get the target rate, and when one
 // of them is killed mid-run the others keep it. Prints a markdown table.
 // Usage: shared_link_bench [--quick]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end accuracy of libverbsemu.so on rxe (issue 3, item 7, second
+# End-to-end accuracy of libverbsemu.so on rxe (the second
 # level). Runs inside soft-roce/vm, pair topology (rxe0 <-> rxe1 over veth);
 # native and shim runs alternate within the one boot, so boot-to-boot noise
 # (about +-50% on rxe in TCG) cancels. Prints markdown tables.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Validates verbsbench on Soft-RoCE (issue 4, item 6):
+# Validates verbsbench on Soft-RoCE:
 #  1. latency: verbsbench lat and perftest ib_send_lat / ib_write_lat on the
 #     same device in the same run, interleaved, printing both minima and
 #     medians and their ratio (goal: verbsbench's minimum <= perftest's);

@@ -85,7 +85,7 @@ LopCurve ParseCurve(const json& c, std::size_t index) {
   }
   curve.kind = *parsed;
   if (curve.kind == CurveKind::kRtt && curve.name.starts_with("rtt2_")) {
-    // Before issue 11 "rtt" curves held whole rounds; fitting them as the
+    // Older files' "rtt" curves held whole rounds; fitting them as the
     // per-peer t_rtt would be off by p.
     throw LopInputError(where +
                         " holds whole rounds (a verbsbench from before t_rtt "
