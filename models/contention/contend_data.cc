@@ -176,9 +176,8 @@ std::vector<GraphRun> ReadRuns(const json& o, const std::string& at,
     run.block = static_cast<int>(Int(list[i], rat, k::kBlock, 0, 1 << 30));
     const json& times = Array(list[i], rat, k::kEdges, kMaxEdges);
     if (static_cast<int>(times.size()) != edges)
-      throw Bad(Where(rat, k::kEdges) + " has " +
-                std::to_string(times.size()) + " entries for " +
-                std::to_string(edges) + " edges");
+      throw Bad(Where(rat, k::kEdges) + " has " + std::to_string(times.size()) +
+                " entries for " + std::to_string(edges) + " edges");
     for (std::size_t e = 0; e < times.size(); ++e)
       run.edges.push_back(ReadTiming(times[e], At(rat, k::kEdges, e)));
     runs.push_back(std::move(run));
@@ -233,7 +232,8 @@ json GraphJson(const MeasuredGraph& g) {
     vertices[g.graph.labels[v]] = g.vertex_rank[v];
   json edges = json::array(), runs = json::array();
   for (const EdgePlan& e : g.edges)
-    edges.push_back({{k::kBytes, e.bytes}, {k::kStartOffset, e.start_offset_ns}});
+    edges.push_back(
+        {{k::kBytes, e.bytes}, {k::kStartOffset, e.start_offset_ns}});
   for (const GraphRun& r : g.runs) {
     json times = json::array();
     for (const EdgeTiming& t : r.edges)
@@ -241,11 +241,12 @@ json GraphJson(const MeasuredGraph& g) {
                        {k::kSendEnd, t.send_end_ns},
                        {k::kRecvStart, t.recv_start_ns},
                        {k::kRecvEnd, t.recv_end_ns}});
-    runs.push_back({{k::kRep, r.rep}, {k::kBlock, r.block}, {k::kEdges, times}});
+    runs.push_back(
+        {{k::kRep, r.rep}, {k::kBlock, r.block}, {k::kEdges, times}});
   }
-  return {{k::kName, g.name},         {k::kGraph, g.graph.ToString()},
+  return {{k::kName, g.name},           {k::kGraph, g.graph.ToString()},
           {k::kCanonical, g.canonical}, {k::kVertices, vertices},
-          {k::kEdges, edges},         {k::kRuns, runs}};
+          {k::kEdges, edges},           {k::kRuns, runs}};
 }
 
 }  // namespace

@@ -92,9 +92,10 @@ ModelScore Score(const ContendData& d, const Model& model, double alpha) {
   s.aicc = Aicc(s.n, s.rss);
   s.median_err = Median(all);
   s.max_err = *std::max_element(all.begin(), all.end());
-  s.within15 = static_cast<double>(std::count_if(
-                   all.begin(), all.end(), [](double e) { return e <= 0.15; })) /
-               s.n;
+  s.within15 =
+      static_cast<double>(std::count_if(all.begin(), all.end(),
+                                        [](double e) { return e <= 0.15; })) /
+      s.n;
   return s;
 }
 
@@ -166,8 +167,9 @@ std::vector<EdgePenalty> InvertGraph(const ContendData& d, int gi,
   }
   std::vector<EdgePenalty> out;
   for (int i = 0; i < n; ++i) {
-    EdgePenalty p{gi, i, WithAlpha(TInterval(rho[i]), alpha_interval), 0,
-                  inconsistent, ""};
+    EdgePenalty p{
+        gi,           i, WithAlpha(TInterval(rho[i]), alpha_interval), 0,
+        inconsistent, ""};
     const Interval step1 = TInterval(moved[i]);
     p.amplification = step1.value > 0 ? bytes / step1.value : 0;
     const double half = (p.rho1.high - p.rho1.low) / 2;
@@ -263,11 +265,11 @@ FitResult Fit(const ContendData& d, const FitOptions& o) {
   if (chosen.empty()) throw std::invalid_argument("no model to compare");
   FitResult fit;
   fit.alpha = FitAlpha(d);
-  for (const Model* m : chosen) fit.models.push_back(Score(d, *m, fit.alpha.value));
-  std::sort(fit.models.begin(), fit.models.end(),
-            [](const ModelScore& a, const ModelScore& b) {
-              return a.aicc < b.aicc;
-            });
+  for (const Model* m : chosen)
+    fit.models.push_back(Score(d, *m, fit.alpha.value));
+  std::sort(
+      fit.models.begin(), fit.models.end(),
+      [](const ModelScore& a, const ModelScore& b) { return a.aicc < b.aicc; });
   for (ModelScore& m : fit.models) m.delta_aicc = m.aicc - fit.models[0].aicc;
   fit.later_model =
       o.later_model.empty() ? std::string(fit.models[0].name) : o.later_model;

@@ -52,16 +52,17 @@ struct FitOptions {
   std::string later_model;          // inversion's later steps; "": the best
   double tolerance = 0.02;          // relative spread of one end group
   double max_amplification = 2;     // above: flagged
-  double max_rel_halfwidth = 0.05;  // interval half-width / value above: flagged
+  double max_rel_halfwidth =
+      0.05;  // interval half-width / value above: flagged
 };
 
 struct FitResult {
-  Interval alpha;                   // seconds per byte, from one-edge graphs
-  std::vector<ModelScore> models;   // best (least AICc) first
-  std::string later_model;          // the model of the inversion's later steps
-  std::int64_t penalty_bytes = 0;   // size of the inverted graphs
+  Interval alpha;                  // seconds per byte, from one-edge graphs
+  std::vector<ModelScore> models;  // best (least AICc) first
+  std::string later_model;         // the model of the inversion's later steps
+  std::int64_t penalty_bytes = 0;  // size of the inverted graphs
   std::vector<EdgePenalty> penalties;
-  std::vector<std::string> notes;   // graphs not inverted, and why
+  std::vector<std::string> notes;  // graphs not inverted, and why
 };
 
 // Throws std::invalid_argument with one line: no one-edge graph to take

@@ -203,8 +203,7 @@ TEST(Fit, StaggeredGraphsAreNotInverted) {
   const FitResult f = Fit(d, {});
   EXPECT_TRUE(f.penalties.empty());
   ASSERT_EQ(f.notes.size(), 1u);
-  EXPECT_EQ(f.notes[0],
-            "a>b,a>c: not inverted (not static-synchronous)");
+  EXPECT_EQ(f.notes[0], "a>b,a>c: not inverted (not static-synchronous)");
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ std::vector<double> ParseRho(std::string_view list) {
     double v = 0;
     const auto [end, ec] =
         std::from_chars(item.data(), item.data() + item.size(), v);
-    if (ec != std::errc() || end != item.data() + item.size() ||
-        !(v >= 1) || v > kMaxPenalty)
+    if (ec != std::errc() || end != item.data() + item.size() || !(v >= 1) ||
+        v > kMaxPenalty)
       throw Bad("rho: '" + std::string(item.substr(0, 24)) +
                 "' is not a number in [1, 1e6]");
     rho.push_back(v);
@@ -33,7 +33,8 @@ std::vector<double> ParseRho(std::string_view list) {
 
 void ReadShape(std::string_view rest, PenaltyFile* f) {
   const std::size_t space = rest.find(' ');
-  if (space == std::string_view::npos || !rest.substr(space + 1).starts_with("rho="))
+  if (space == std::string_view::npos ||
+      !rest.substr(space + 1).starts_with("rho="))
     throw Bad("a shape is 'shape FORM rho=R,R,...'");
   const std::string form(rest.substr(0, space));
   std::string why;
@@ -42,9 +43,8 @@ void ReadShape(std::string_view rest, PenaltyFile* f) {
   const auto canonical = Canonicalize(*g, &why);
   if (!canonical) throw Bad("shape '" + form.substr(0, 64) + "': " + why);
   if (canonical->form != form)
-    throw Bad("shape '" + form.substr(0, 64) +
-              "' is not in canonical form (" + canonical->form.substr(0, 64) +
-              ")");
+    throw Bad("shape '" + form.substr(0, 64) + "' is not in canonical form (" +
+              canonical->form.substr(0, 64) + ")");
   std::vector<double> rho = ParseRho(rest.substr(space + 5));
   if (static_cast<int>(rho.size()) != g->edge_count())
     throw Bad("shape " + form + " has " + std::to_string(g->edge_count()) +
@@ -67,8 +67,9 @@ void ReadLine(std::string_view line, PenaltyFile* f) {
     return;
   }
   if (line.starts_with("shape ")) return ReadShape(line.substr(6), f);
-  throw Bad("expected 'model NAME' or 'shape FORM rho=...', a comment or "
-            "nothing");
+  throw Bad(
+      "expected 'model NAME' or 'shape FORM rho=...', a comment or "
+      "nothing");
 }
 
 void CheckHeader(std::string_view first) {

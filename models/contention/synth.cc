@@ -9,21 +9,17 @@
 namespace verbsemu::contention {
 
 std::vector<std::string> SynthGraphs() {
-  return {
-      "a>b",                                // calibration
-      "a>b,a>c", "a>c,b>c", "a>b,b>c",      // two edges: fan-out, incast,
-      "a>b,b>a", "a>b,c>d", "a>b,a>b",      //   chain, duplex, apart, parallel
-      "a>d,b>d,c>d", "a>b,a>c,d>b",         // three edges
-      "a>b,a>c,a>d",                        // Fig. 2, graphs 1-4
-      "b>a,b>e,c>a,c>f",                    //
-      "a>b,a>c,a>d,d>b,d>c",                //
-      "a>b,a>c,d>b,e>c",                    //
-      "a>b,a>c,a>d,e>b,e>f,g>f",            // Fig. 3
-      "a>b,a>c,d>c,e>c,f>b",                // Fig. 4 A
-      "a>b,a>c,d>b,e>b,f>b",                // Fig. 4 B
-      "a>b,c>b,c>d,e>d", "a>b,a>c,b>c,d>c", // four to six edges
-      "a>c,b>c,c>d,d>a,e>a", "a>b,a>c,d>b,d>c,e>b,f>c",
-  };
+  return {// One edge (alpha); two: fan-out, incast, chain, duplex, apart,
+          // parallel; three: incast, fan-out meeting a single sender.
+          "a>b", "a>b,a>c", "a>c,b>c", "a>b,b>c", "a>b,b>a", "a>b,c>d",
+          "a>b,a>b", "a>d,b>d,c>d", "a>b,a>c,d>b",
+          // The paper's Fig. 2 (graphs 1-4), Fig. 3, Fig. 4 A and B.
+          "a>b,a>c,a>d", "b>a,b>e,c>a,c>f", "a>b,a>c,a>d,d>b,d>c",
+          "a>b,a>c,d>b,e>c", "a>b,a>c,a>d,e>b,e>f,g>f", "a>b,a>c,d>c,e>c,f>b",
+          "a>b,a>c,d>b,e>b,f>b",
+          // Four to six edges.
+          "a>b,c>b,c>d,e>d", "a>b,a>c,b>c,d>c", "a>c,b>c,c>d,d>a,e>a",
+          "a>b,a>c,d>b,d>c,e>b,f>c"};
 }
 
 namespace {
@@ -55,8 +51,8 @@ MeasuredGraph SynthGraph(const std::string& text, const SynthOptions& o,
     for (const double end_s : s.end_s) {
       const auto ns = static_cast<std::int64_t>(
           std::llround(end_s * std::exp(o.noise * normal(*rng)) * 1e9));
-      run.edges.push_back({0, std::max<std::int64_t>(ns, 1), 0,
-                           std::max<std::int64_t>(ns, 1)});
+      run.edges.push_back(
+          {0, std::max<std::int64_t>(ns, 1), 0, std::max<std::int64_t>(ns, 1)});
     }
     m.runs.push_back(std::move(run));
   }
@@ -77,7 +73,8 @@ ContendData Synthesize(const SynthOptions& o) {
   d.params.port_rate_Bps = o.port_rate_Bps;
   d.params.seed = static_cast<std::int64_t>(o.seed & 0x7fffffff);
   for (int r = 0; r < 8; ++r)
-    d.ranks.push_back({r, "synthetic", std::string("synth") + char('a' + r), 1});
+    d.ranks.push_back(
+        {r, "synthetic", std::string("synth") + char('a' + r), 1});
   std::mt19937_64 rng(o.seed);
   for (const std::string& text : o.graphs.empty() ? SynthGraphs() : o.graphs)
     d.graphs.push_back(SynthGraph(text, o, &rng));

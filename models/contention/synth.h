@@ -15,11 +15,11 @@
 namespace verbsemu::contention {
 
 struct SynthOptions {
-  const Model* model = nullptr;     // required
-  double port_rate_Bps = 262144;    // 1 / alpha
-  std::int64_t bytes = 524288;      // per edge
-  int reps = 5;                     // runs per graph, one block each
-  double noise = 0.01;              // relative (log-normal) noise per time
+  const Model* model = nullptr;   // required
+  double port_rate_Bps = 262144;  // 1 / alpha
+  std::int64_t bytes = 524288;    // per edge
+  int reps = 5;                   // runs per graph, one block each
+  double noise = 0.01;            // relative (log-normal) noise per time
   std::uint64_t seed = 1;
   std::vector<std::string> graphs;  // empty: SynthGraphs()
 };
