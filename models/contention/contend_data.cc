@@ -193,6 +193,15 @@ std::string Printable(const std::string& s) {
   return out;
 }
 
+// An edge's measured time runs from its planned start to its receiver's end.
+void CheckEnds(const MeasuredGraph& g, const std::string& at) {
+  for (std::size_t r = 0; r < g.runs.size(); ++r)
+    for (std::size_t e = 0; e < g.edges.size(); ++e)
+      if (g.runs[r].edges[e].recv_end_ns <= g.edges[e].start_offset_ns)
+        throw Bad(Where(At(At(at, k::kRuns, r), k::kEdges, e), k::kRecvEnd) +
+                  " must be after the edge's \"" + k::kStartOffset + "\"");
+}
+
 void CheckSchema(const json& doc) {
   if (!doc.is_object() || !doc.contains(k::kSchema) ||
       !doc[k::kSchema].is_string())
@@ -221,6 +230,7 @@ ContendData Read(const json& doc) {
     ReadShape(graphs[i], at, ranks, &g);
     g.edges = ReadPlan(graphs[i], at, g.graph.edge_count());
     g.runs = ReadRuns(graphs[i], at, g.graph.edge_count());
+    CheckEnds(g, at);
     d.graphs.push_back(std::move(g));
   }
   return d;

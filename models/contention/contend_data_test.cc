@@ -138,6 +138,12 @@ INSTANTIATE_TEST_SUITE_P(
                  Run0(d)["edges"][0]["send_end_ns"] = 5000001;
                },
                "\"recv_end_ns\" must be after \"send_start_ns\""},
+        Breach{"EndsBeforePlannedStart",
+               [](json& d) {
+                 d["graphs"][0]["edges"][1]["start_offset_ns"] = 4000200;
+               },
+               "graphs[0].runs[0].edges[1]: \"recv_end_ns\" must be after "
+               "the edge's \"start_offset_ns\""},
         Breach{"FractionalTime",
                [](json& d) { Run0(d)["edges"][0]["recv_end_ns"] = 1.5; },
                "\"recv_end_ns\" must be an integer"},

@@ -64,7 +64,8 @@ void AddToGroup(int edges, const std::vector<double>& errs,
   it->max_graph_mean_err = std::max(it->max_graph_mean_err, sum / errs.size());
 }
 
-ModelScore Score(const ContendData& d, const Model& model, double alpha) {
+ModelScore Score(const ContendData& d, const Model& model, double alpha,
+                 PenaltyCache* cache) {
   ModelScore s;
   s.name = model.name;
   std::vector<double> all;
@@ -72,7 +73,7 @@ ModelScore Score(const ContendData& d, const Model& model, double alpha) {
     std::vector<Transfer> plan;
     for (const EdgePlan& e : g.edges)
       plan.push_back({static_cast<double>(e.bytes), e.start_offset_ns * 1e-9});
-    const Solution p = Solve(g.graph, plan, alpha, model.penalties);
+    const Solution p = Solve(g.graph, plan, alpha, cache->Of(model));
     std::vector<double> errs;
     for (std::size_t r = 0; r < g.runs.size(); ++r)
       for (int i = 0; i < g.graph.edge_count(); ++i) {
@@ -196,12 +197,12 @@ std::vector<EdgePenalty> InvertGraph(const ContendData& d, int gi,
   return out;
 }
 
-void InvertAll(const ContendData& d, const Model& later, FitResult* fit,
+void InvertAll(const ContendData& d, const Penalties& later, FitResult* fit,
                const FitOptions& o) {
   fit->penalty_bytes = PenaltyBytes(d);
   const double alpha = fit->alpha.value;
-  MeasuredShapes shapes(static_cast<double>(fit->penalty_bytes), alpha,
-                        later.penalties, o.tolerance);
+  MeasuredShapes shapes(static_cast<double>(fit->penalty_bytes), alpha, later,
+                        o.tolerance);
   std::vector<int> inverted;
   for (std::size_t gi = 0; gi < d.graphs.size(); ++gi) {
     const MeasuredGraph& g = d.graphs[gi];
@@ -258,26 +259,49 @@ double MeasuredSeconds(const MeasuredGraph& g, int run, int edge) {
          1e-9;
 }
 
+std::vector<double> PenaltyCache::Get(const Model& m, const Graph& g) {
+  std::string why;
+  const auto canonical = Canonicalize(g, &why);
+  if (!canonical) return m.penalties(g);
+  auto key = std::make_pair(std::string(m.name), canonical->form);
+  auto it = memo_.find(key);
+  if (it == memo_.end()) {
+    std::vector<double> rho;
+    const std::vector<double> own = m.penalties(g);
+    for (const int e : canonical->edge_order) rho.push_back(own[e]);
+    it = memo_.emplace(std::move(key), std::move(rho)).first;
+  }
+  std::vector<double> rho(g.edge_count());
+  for (std::size_t k = 0; k < it->second.size(); ++k)
+    rho[canonical->edge_order[k]] = it->second[k];
+  return rho;
+}
+
+Penalties PenaltyCache::Of(const Model& m) {
+  return [this, &m](const Graph& g) { return Get(m, g); };
+}
+
 FitResult Fit(const ContendData& d, const FitOptions& o) {
   if (!(o.tolerance >= 0) || o.tolerance >= 1)
     throw std::invalid_argument("the end-group tolerance must be in [0, 1)");
+  if (!o.later_model.empty() && !FindModel(o.later_model))
+    throw std::invalid_argument("unknown model '" + o.later_model +
+                                "': one of " + ModelNames());
   const std::vector<const Model*> chosen = Chosen(o);
   if (chosen.empty()) throw std::invalid_argument("no model to compare");
+  PenaltyCache own;
+  PenaltyCache* cache = o.cache ? o.cache : &own;
   FitResult fit;
   fit.alpha = FitAlpha(d);
   for (const Model* m : chosen)
-    fit.models.push_back(Score(d, *m, fit.alpha.value));
+    fit.models.push_back(Score(d, *m, fit.alpha.value, cache));
   std::sort(
       fit.models.begin(), fit.models.end(),
       [](const ModelScore& a, const ModelScore& b) { return a.aicc < b.aicc; });
   for (ModelScore& m : fit.models) m.delta_aicc = m.aicc - fit.models[0].aicc;
   fit.later_model =
       o.later_model.empty() ? std::string(fit.models[0].name) : o.later_model;
-  const Model* later = FindModel(fit.later_model);
-  if (!later)
-    throw std::invalid_argument("unknown model '" + fit.later_model +
-                                "': one of " + ModelNames());
-  InvertAll(d, *later, &fit, o);
+  InvertAll(d, cache->Of(*FindModel(fit.later_model)), &fit, o);
   return fit;
 }
 

@@ -4,11 +4,15 @@
 #ifndef VERBSEMU_MODELS_CONTENTION_FIT_H_
 #define VERBSEMU_MODELS_CONTENTION_FIT_H_
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/contention/contend_data.h"
+#include "models/contention/models.h"
+#include "models/contention/solver.h"
 
 namespace verbsemu::contention {
 
@@ -47,13 +51,26 @@ struct EdgePenalty {
   std::string flag;          // "" or why the penalty is poorly determined
 };
 
+// A model's penalties by shape (canonical form): they depend on the shape
+// only, and ib-hol's cost a simulation each. Shared between fits of the
+// same graphs, it saves recomputing them. Not thread-safe.
+class PenaltyCache {
+ public:
+  std::vector<double> Get(const Model& m, const Graph& g);
+  Penalties Of(const Model& m);  // a view that lives as long as the cache
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::vector<double>> memo_;
+};
+
 struct FitOptions {
   std::vector<std::string> models;  // empty: every model
   std::string later_model;          // inversion's later steps; "": the best
   double tolerance = 0.02;          // relative spread of one end group
   double max_amplification = 2;     // above: flagged
-  double max_rel_halfwidth =
-      0.05;  // interval half-width / value above: flagged
+  // Above this interval half-width / value: flagged.
+  double max_rel_halfwidth = 0.05;
+  PenaltyCache* cache = nullptr;  // nullptr: one for this fit
 };
 
 struct FitResult {

@@ -42,9 +42,9 @@ MeasuredGraph SynthGraph(const std::string& text, const SynthOptions& o,
     m.vertex_rank.push_back(label[0] - 'a');
   }
   m.edges.assign(m.graph.edge_count(), EdgePlan{o.bytes, 0});
-  const Solution s =
-      SolveSynchronous(m.graph, static_cast<double>(o.bytes),
-                       1.0 / o.port_rate_Bps, o.model->penalties);
+  const Solution s = SolveSynchronous(
+      m.graph, static_cast<double>(o.bytes), 1.0 / o.port_rate_Bps,
+      o.cache ? o.cache->Of(*o.model) : o.model->penalties);
   std::normal_distribution<double> normal(0.0, 1.0);
   for (int rep = 0; rep < o.reps; ++rep) {
     GraphRun run{rep, rep, {}};

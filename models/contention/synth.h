@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/contention/contend_data.h"
+#include "models/contention/fit.h"
 #include "models/contention/models.h"
 
 namespace verbsemu::contention {
@@ -22,6 +23,7 @@ struct SynthOptions {
   double noise = 0.01;            // relative (log-normal) noise per time
   std::uint64_t seed = 1;
   std::vector<std::string> graphs;  // empty: SynthGraphs()
+  PenaltyCache* cache = nullptr;    // the model's penalties, shared
 };
 
 // The default set: one edge (calibration), every shape with two edges,
