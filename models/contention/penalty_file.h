@@ -1,6 +1,6 @@
 // The penalties file: a penalty model and, optionally, measured first-step
-// penalties of exact shapes (contentionfit export writes it; the shim's
-// VERBSEMU_FABRIC=penalty:FILE reads it). Text, one entry a line:
+// penalties of exact shapes (contentionfit export writes it; the input of
+// a VERBSEMU_FABRIC=penalty:FILE policy). Text, one entry a line:
 //   # verbsemu penalties v1
 //   model mm2011-node
 //   shape 0>1,0>2,3>1 rho=3.4,3.4,1.33
