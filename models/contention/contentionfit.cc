@@ -1,12 +1,14 @@
 #include "models/contention/contentionfit.h"
 
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <sstream>
 #include <stdexcept>
 
 #include "emulate/units.h"
+#include "models/contention/contentionfit_data.h"
 #include "models/contention/graph.h"
 #include "models/contention/inverse.h"
 #include "models/contention/models.h"
@@ -19,16 +21,11 @@ namespace {
 constexpr const char* kUsage =
     "usage: contentionfit predict GRAPH [--model M] [--sizes S[,S...]] "
     "[--starts T[,T...]] [--alpha A] | contentionfit invert GRAPH --times "
-    "T,T,... [--model M] [--sizes S] [--alpha A] [--tolerance R]";
-
-// Exit 2.
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-// Exit 1.
-struct GraphError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+    "T,T,... [--model M] [--sizes S] [--alpha A] [--tolerance R] | "
+    "contentionfit fit RUN.json [--models M,M...] [--model M] [--tolerance R] "
+    "[--json F] | contentionfit export RUN.json --out F [--model M] | "
+    "contentionfit synth --model M [--seed N] [--reps N] [--noise X] "
+    "[--rate B] [--sizes S] [--out F]";
 
 struct Request {
   Graph graph;
@@ -74,9 +71,9 @@ std::optional<double> ParseSeconds(const std::string& s, std::string* why) {
 Request Read(const po::variables_map& vm) {
   Request r;
   std::string why;
-  const std::string text = vm["graph"].as<std::string>();
+  const std::string text = vm["operand"].as<std::string>();
   auto g = ParseGraph(text, &why);
-  if (!g) throw GraphError("bad graph '" + text + "': " + why);
+  if (!g) throw DataError("bad graph '" + text + "': " + why);
   r.graph = std::move(*g);
   const std::string model = vm["model"].as<std::string>();
   r.model = FindModel(model);
@@ -166,27 +163,45 @@ po::options_description Options() {
   po::options_description o("options");
   o.add_options()("help,h", "this text")(
       "model", po::value<std::string>()->default_value("mm2011-node"),
-      ("penalty model (invert: for the later steps): " + ModelNames()).c_str())(
+      ("penalty model (invert, fit: for the later steps; export: the file's, "
+       "default the best; synth: the one that makes the data): " +
+       ModelNames())
+          .c_str())(
       "sizes", po::value<std::string>()->default_value("20MiB"),
-      "bytes per transfer: one for all, or one per edge (4MiB,1G,...)")(
+      "bytes per transfer: one for all, or one per edge (4MiB,1G,...); "
+      "synth: one, default 512KiB")(
       "starts", po::value<std::string>()->default_value("0"),
       "predict: start times, one for all or one per edge (0,1ms,...)")(
       "times", po::value<std::string>(),
       "invert: measured durations, one per edge (36.3ms,...)")(
       "tolerance", po::value<double>()->default_value(1e-3, "0.001"),
-      "invert: relative spread of end times that count as one end")(
+      "invert, fit: relative spread of end times that count as one end "
+      "(fit: default 0.02)")(
       "alpha", po::value<double>()->default_value(5.105e-10, "5.105e-10"),
-      "seconds per byte of a lone transfer (default: the paper's 1.82 GiB/s)");
+      "seconds per byte of a lone transfer (default: the paper's 1.82 GiB/s)")(
+      "models", po::value<std::string>(),
+      "fit, export: the models to compare, M,M,... (default: all)")(
+      "json", po::value<std::string>(), "fit: also write the result as JSON")(
+      "out", po::value<std::string>(),
+      "export: the penalties file; synth: the measurement (default stdout)")(
+      "rate", po::value<std::string>()->default_value("256KiB"),
+      "synth: port rate, bytes per second")(
+      "reps", po::value<int>()->default_value(5), "synth: runs per graph")(
+      "noise", po::value<double>()->default_value(0.01, "0.01"),
+      "synth: relative noise of each time")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "synth: seed");
   return o;
 }
 
-int Run(const std::vector<std::string>& args, std::ostream& out) {
-  const po::options_description options = Options();
+// The command line in `vm`: command, operand (GRAPH or RUN.json), options.
+// Every option is parsed here and in the Read* functions below.
+po::variables_map ParseCommandLine(const std::vector<std::string>& args,
+                                   const po::options_description& options) {
   po::options_description all;
   all.add(options).add_options()("command", po::value<std::string>())(
-      "graph", po::value<std::string>());
+      "operand", po::value<std::string>());
   po::positional_options_description pos;
-  pos.add("command", 1).add("graph", 1);
+  pos.add("command", 1).add("operand", 1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(all).positional(pos).run(),
@@ -195,6 +210,71 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   } catch (const po::error& e) {
     throw UsageError(std::string(e.what()) + " (" + kUsage + ")");
   }
+  return vm;
+}
+
+FitOptions ReadFitOptions(const po::variables_map& vm) {
+  FitOptions o;
+  if (vm.count("models"))
+    o.models = SplitCommas(vm["models"].as<std::string>());
+  for (const std::string& m : o.models)
+    if (!FindModel(m))
+      throw UsageError("--models: '" + m + "' is not one of " + ModelNames());
+  if (!vm["model"].defaulted()) o.later_model = vm["model"].as<std::string>();
+  if (!o.later_model.empty() && !FindModel(o.later_model))
+    throw UsageError("--model must be one of " + ModelNames());
+  if (!vm["tolerance"].defaulted()) o.tolerance = vm["tolerance"].as<double>();
+  if (!(o.tolerance >= 0) || o.tolerance >= 1)
+    throw UsageError("--tolerance must be in [0, 1)");
+  return o;
+}
+
+SynthOptions ReadSynthOptions(const po::variables_map& vm) {
+  SynthOptions o;
+  o.model = FindModel(vm["model"].as<std::string>());
+  if (!o.model) throw UsageError("--model must be one of " + ModelNames());
+  std::string why;
+  const auto rate = units::ParseBytes(vm["rate"].as<std::string>(), &why);
+  if (!rate || *rate == 0)
+    throw UsageError("--rate must be bytes per second > 0 (256KiB, 1G)");
+  o.port_rate_Bps = static_cast<double>(*rate);
+  if (!vm["sizes"].defaulted()) {
+    const auto bytes = units::ParseBytes(vm["sizes"].as<std::string>(), &why);
+    if (!bytes || *bytes == 0 || *bytes > (1ULL << 40))
+      throw UsageError("synth: --sizes must be one size > 0 (512KiB)");
+    o.bytes = static_cast<std::int64_t>(*bytes);
+  }
+  o.reps = vm["reps"].as<int>();
+  o.noise = vm["noise"].as<double>();
+  o.seed = vm["seed"].as<std::uint64_t>();
+  return o;
+}
+
+// fit, export, synth.
+void RunOnData(const std::string& command, const po::variables_map& vm,
+               std::ostream& out) {
+  DataRequest r;
+  if (vm.count("out")) r.out = vm["out"].as<std::string>();
+  if (command == "synth") {
+    r.synth = ReadSynthOptions(vm);
+    return RunSynth(r, out);
+  }
+  if (!vm.count("operand"))
+    throw UsageError("no RUN.json, the measurement to " + command);
+  r.file = vm["operand"].as<std::string>();
+  r.fit = ReadFitOptions(vm);
+  if (command == "fit") {
+    if (vm.count("json")) r.json_out = vm["json"].as<std::string>();
+    return RunFit(r, out);
+  }
+  if (r.out.empty()) throw UsageError("export needs --out FILE");
+  r.model = r.fit.later_model;
+  RunExport(r, out);
+}
+
+int Run(const std::vector<std::string>& args, std::ostream& out) {
+  const po::options_description options = Options();
+  const po::variables_map vm = ParseCommandLine(args, options);
   if (vm.count("help")) {
     out << kUsage << "\n" << options;
     return 0;
@@ -202,9 +282,13 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   if (!vm.count("command"))
     throw UsageError(std::string("no command (") + kUsage + ")");
   const std::string command = vm["command"].as<std::string>();
+  if (command == "fit" || command == "export" || command == "synth") {
+    RunOnData(command, vm, out);
+    return 0;
+  }
   if (command != "predict" && command != "invert")
     throw UsageError("unknown command '" + command + "' (" + kUsage + ")");
-  if (!vm.count("graph"))
+  if (!vm.count("operand"))
     throw UsageError(std::string("no GRAPH, e.g. a>b,a>c (") + kUsage + ")");
   const Request r = Read(vm);
   if (command == "invert") {

@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "models/contention/contend_data.h"
+#include "models/contention/penalty_file.h"
 
 namespace verbsemu::contention {
 namespace {
@@ -127,7 +132,7 @@ struct BadCase {
 const std::vector<BadCase>& BadCases() {
   static const std::vector<BadCase> cases = {
       {{}, 2, "no command \\(usage: "},
-      {{"fit", "a>b"}, 2, "unknown command 'fit'"},
+      {{"fits", "a>b"}, 2, "unknown command 'fits'"},
       {{"predict"}, 2, "no GRAPH, e\\.g\\. a>b,a>c"},
       {{"predict", "a>b", "--bogus"}, 2, "unrecogni[sz]ed option"},
       {{"predict", "a>b", "c>d"}, 2, "too many positional options"},
@@ -178,8 +183,35 @@ const std::vector<BadCase>& BadCases() {
   return cases;
 }
 
+// The same for fit, export and synth.
+const std::vector<BadCase>& DataBadCases() {
+  static const std::vector<BadCase> cases = {
+      {{"fit"}, 2, "no RUN\\.json, the measurement to fit"},
+      {{"fit", "/nonexistent/run.json"},
+       1,
+       "cannot read /nonexistent/run\\.json: No such file or directory"},
+      {{"fit", "a.json", "--models", "maxmin,max"},
+       2,
+       "--models: 'max' is not one of mm2011-node, "},
+      {{"fit", "a.json", "--tolerance", "-1"},
+       2,
+       "--tolerance must be in \\[0, 1\\)"},
+      {{"export", "a.json"}, 2, "export needs --out FILE"},
+      {{"export", "a.json", "--out", "p", "--model", "fast"},
+       2,
+       "--model must be one of "},
+      {{"synth", "--model", "fast"}, 2, "--model must be one of "},
+      {{"synth", "--reps", "0"}, 2, "synthetic data needs a rate > 0"},
+      {{"synth", "--rate", "0"}, 2, "--rate must be bytes per second > 0"},
+      {{"synth", "--sizes", "1M,2M"}, 2, "synth: --sizes must be one size > 0"},
+  };
+  return cases;
+}
+
 TEST(Contentionfit, ErrorsAreOneLineWithExitCode) {
-  for (const BadCase& c : BadCases()) {
+  std::vector<BadCase> all = BadCases();
+  all.insert(all.end(), DataBadCases().begin(), DataBadCases().end());
+  for (const BadCase& c : all) {
     const Result r = Contentionfit(c.args);
     const std::string what = c.args.empty() ? "(none)" : c.args.back();
     EXPECT_EQ(r.code, c.code) << what << ": " << r.err;
@@ -188,6 +220,112 @@ TEST(Contentionfit, ErrorsAreOneLineWithExitCode) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(!r.err.empty() && r.err.back() == '\n') << what;
   }
+}
+
+constexpr const char* kExample =
+    "models/contention/testdata/synthetic-mm2011-node.json";
+
+std::string Tmp(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The bundled example (docs/contention.md): made by mm2011-node, which the
+// fit picks, with the paper's Fig. 5 table and the penalties.
+TEST(Contentionfit, FitsTheBundledExample) {
+  const std::string json = Tmp("fit.json");
+  const Result r = Contentionfit({"fit", kExample, "--json", json});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(Has(r.out,
+                  "^alpha 3\\.8[0-9]+e-06 s/B \\(26[0-9]+ B/s\\), 95% "
+                  "interval 3\\.[0-9]+e-06 \\.\\. 3\\.[0-9]+e-06, 5 runs"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "\nbest model by AICc: mm2011-node\n")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\nmm2011-node +350 +-[0-9.]+ +0\\.0 ")) << r.out;
+  EXPECT_TRUE(Has(r.out, "the paper's Fig\\. 5")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\na>d,b>d,c>d +2 +c>d +3\\.0[0-9]+ ")) << r.out;
+  EXPECT_TRUE(Has(r.out, "amplification 4\\.[0-9]+ > 2\\.00\n")) << r.out;
+  const std::string written = Slurp(json);
+  EXPECT_TRUE(Has(written, "\"schema\": \"verbsemu\\.contentionfit/1\""))
+      << written;
+  EXPECT_TRUE(Has(written, "\"best\": \"mm2011-node\"")) << written;
+}
+
+TEST(Contentionfit, ExportWritesWhatThePenaltyReaderReads) {
+  const std::string pen = Tmp("example.penalties");
+  // ib-hol left out: its chunk simulation is slow under the sanitizers.
+  const Result r = Contentionfit({"export", kExample, "--out", pen, "--models",
+                                  "mm2011-node,mm2011-edge,maxmin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out,
+                  "^wrote .*example\\.penalties: model mm2011-node, "
+                  "[0-9]+ measured shapes \\([0-9]+ graphs with poorly "
+                  "determined penalties left to the model\\)\n$"))
+      << r.out;
+  std::string why;
+  const auto file = ParsePenaltyFile(Slurp(pen), &why);
+  ASSERT_TRUE(file) << why;
+  EXPECT_EQ(file->model->name, "mm2011-node");
+  ASSERT_TRUE(file->shapes.contains("0>3,1>3,2>3"));
+  for (const double rho : file->shapes.at("0>3,1>3,2>3"))
+    EXPECT_NEAR(rho, 3, 0.1);
+  EXPECT_FALSE(file->shapes.contains("0>1"));  // one edge: nothing measured
+}
+
+TEST(Contentionfit, ExportTakesTheModelAskedFor) {
+  const std::string pen = Tmp("maxmin.penalties");
+  const Result r = Contentionfit({"export", kExample, "--out", pen, "--model",
+                                  "maxmin", "--models", "maxmin"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(Slurp(pen), "\nmodel maxmin\n")) << Slurp(pen);
+}
+
+TEST(Contentionfit, SynthWritesAMeasurement) {
+  const Result r =
+      Contentionfit({"synth", "--model", "maxmin", "--reps", "2", "--seed", "3",
+                     "--rate", "1MiB", "--sizes", "64KiB"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string why;
+  const auto d = ParseContend(r.out, &why);
+  ASSERT_TRUE(d) << why;
+  EXPECT_EQ(d->params.port_rate_Bps, 1048576);
+  EXPECT_EQ(d->graphs[0].edges[0].bytes, 65536);
+  EXPECT_EQ(d->graphs[0].runs.size(), 2u);
+}
+
+TEST(Contentionfit, BadMeasurementIsOneLine) {
+  const std::string path = Tmp("bad.json");
+  std::ofstream(path) << "{\"schema\": \"verbsemu.contend/9\"}";
+  const Result r = Contentionfit({"fit", path});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "contentionfit: error: " + path +
+                       ": schema verbsemu.contend/9, this contentionfit reads "
+                       "verbsemu.contend/1: use the contentionfit of the same "
+                       "release\n");
+}
+
+TEST(Contentionfit, MeasurementWithoutOneEdgeGraphIsOneLine) {
+  const Result synth = Contentionfit({"synth", "--model", "maxmin"});
+  std::string why;
+  auto d = ParseContend(synth.out, &why).value();
+  d.graphs.erase(d.graphs.begin());
+  const std::string path = Tmp("no-alpha.json");
+  std::ofstream(path) << WriteContend(d);
+  const Result r = Contentionfit({"fit", path});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Has(r.err,
+                  "^contentionfit: error: no one-edge graph \\(a>b\\) "
+                  "in the measurement: alpha comes from it, measure it "
+                  "with the other graphs\n$"))
+      << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,221 @@
+#include "models/contention/contentionfit_data.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "models/contention/contend_data.h"
+#include "models/contention/penalty_file.h"
+
+namespace verbsemu::contention {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kIntervalMethod =
+    "95% Student t interval over the runs; penalties widened by alpha's "
+    "relative half-width";
+
+std::string Row(const char* fmt, auto... args) {
+  char line[320];
+  std::snprintf(line, sizeof line, fmt, args...);
+  return line;
+}
+
+ContendData Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string why;
+  auto d = ParseContend(text.str(), &why);
+  if (!d) throw DataError(path + ": " + why);
+  return std::move(*d);
+}
+
+void Save(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out)
+    throw DataError("cannot write " + path + ": " + std::strerror(errno));
+}
+
+std::string Transfer(const Graph& g, int i) {
+  return g.labels[g.edges[i].src] + ">" + g.labels[g.edges[i].dst];
+}
+
+void PrintModels(const FitResult& f, std::ostream& out) {
+  out << Row("%-12s %6s %11s %9s %10s %9s %9s\n", "model", "n", "AICc", "dAICc",
+             "median|err|", "max|err|", "<=15%");
+  for (const ModelScore& m : f.models)
+    out << Row("%-12s %6d %11.1f %9.1f %9.2f%% %8.2f%% %8.1f%%\n",
+               std::string(m.name).c_str(), m.n, m.aicc, m.delta_aicc,
+               100 * m.median_err, 100 * m.max_err, 100 * m.within15);
+  out << "\nper edge count (the paper's Fig. 5): max over graphs of the mean "
+         "|err| / max |err|\n"
+      << Row("%-5s %6s %9s", "edges", "graphs", "transfers");
+  for (const ModelScore& m : f.models)
+    out << Row(" %15s", std::string(m.name).c_str());
+  out << "\n";
+  for (std::size_t k = 0; k < f.models[0].groups.size(); ++k) {
+    const GroupScore& g = f.models[0].groups[k];
+    out << Row("%-5d %6d %9d", g.edges, g.graphs, g.transfers);
+    for (const ModelScore& m : f.models)
+      out << Row(" %6.1f%% /%5.1f%%", 100 * m.groups[k].max_graph_mean_err,
+                 100 * m.groups[k].max_err);
+    out << "\n";
+  }
+}
+
+void PrintPenalties(const ContendData& d, const FitResult& f,
+                    std::ostream& out) {
+  out << "\nfirst-step penalties (" << f.penalty_bytes
+      << " bytes per edge; later steps: measured shapes, else " << f.later_model
+      << "; " << kIntervalMethod << ")\n"
+      << Row("%-26s %-4s %-8s %8s %8s %8s %4s %7s  %s\n", "graph", "edge",
+             "transfer", "rho1", "low", "high", "n", "amplif", "flag");
+  for (const EdgePenalty& p : f.penalties) {
+    const MeasuredGraph& g = d.graphs[p.graph];
+    out << Row("%-26s %-4d %-8s %8.4f %8.4f %8.4f %4d %7.3f  %s\n",
+               g.name.substr(0, 26).c_str(), p.edge,
+               Transfer(g.graph, p.edge).c_str(), p.rho1.value, p.rho1.low,
+               p.rho1.high, p.rho1.n, p.amplification, p.flag.c_str());
+  }
+  for (const std::string& note : f.notes) out << "note: " << note << "\n";
+}
+
+json IntervalJson(const Interval& i) {
+  return {{"value", i.value}, {"low", i.low}, {"high", i.high}, {"n", i.n}};
+}
+
+json FitJson(const ContendData& d, const FitResult& f) {
+  json models = json::array(), penalties = json::array();
+  for (const ModelScore& m : f.models) {
+    json groups = json::array();
+    for (const GroupScore& g : m.groups)
+      groups.push_back({{"edges", g.edges},
+                        {"graphs", g.graphs},
+                        {"transfers", g.transfers},
+                        {"max_graph_mean_err", g.max_graph_mean_err},
+                        {"max_err", g.max_err}});
+    models.push_back({{"name", m.name},
+                      {"n", m.n},
+                      {"rss", m.rss},
+                      {"aicc", m.aicc},
+                      {"delta_aicc", m.delta_aicc},
+                      {"median_err", m.median_err},
+                      {"max_err", m.max_err},
+                      {"within15", m.within15},
+                      {"groups", groups}});
+  }
+  for (const EdgePenalty& p : f.penalties) {
+    const MeasuredGraph& g = d.graphs[p.graph];
+    penalties.push_back({{"graph", g.name},
+                         {"canonical", g.canonical},
+                         {"edge", p.edge},
+                         {"transfer", Transfer(g.graph, p.edge)},
+                         {"rho1", IntervalJson(p.rho1)},
+                         {"amplification", p.amplification},
+                         {"inconsistent_runs", p.inconsistent},
+                         {"flag", p.flag}});
+  }
+  return {{"schema", "verbsemu.contentionfit/1"},
+          {"alpha_s_per_byte", IntervalJson(f.alpha)},
+          {"interval", kIntervalMethod},
+          {"best", f.models[0].name},
+          {"models", models},
+          {"later_model", f.later_model},
+          {"penalty_bytes", f.penalty_bytes},
+          {"penalties", penalties},
+          {"notes", f.notes}};
+}
+
+FitResult FitOrSay(const ContendData& d, const FitOptions& o) {
+  try {
+    return Fit(d, o);
+  } catch (const std::invalid_argument& e) {
+    throw DataError(e.what());
+  }
+}
+
+// The measured penalties of every graph none of whose penalties is
+// flagged, by shape (the first graph of a shape), in canonical edge order;
+// below 1 (noise) as 1. *poor counts the graphs left out.
+std::map<std::string, std::vector<double>> ExactShapes(const ContendData& d,
+                                                       const FitResult& f,
+                                                       int* poor) {
+  std::map<int, std::vector<const EdgePenalty*>> by_graph;
+  for (const EdgePenalty& p : f.penalties) by_graph[p.graph].push_back(&p);
+  std::map<std::string, std::vector<double>> shapes;
+  for (const auto& [gi, edges] : by_graph) {
+    if (std::any_of(edges.begin(), edges.end(),
+                    [](const EdgePenalty* p) { return !p->flag.empty(); })) {
+      ++*poor;
+      continue;
+    }
+    const MeasuredGraph& g = d.graphs[gi];
+    std::string why;
+    const auto canonical = Canonicalize(g.graph, &why);
+    if (!canonical || shapes.contains(g.canonical)) continue;
+    std::vector<double> rho;
+    for (const int e : canonical->edge_order)
+      rho.push_back(std::max(1.0, edges[e]->rho1.value));
+    shapes.emplace(g.canonical, std::move(rho));
+  }
+  return shapes;
+}
+
+}  // namespace
+
+void RunFit(const DataRequest& r, std::ostream& out) {
+  const ContendData d = Load(r.file);
+  const FitResult f = FitOrSay(d, r.fit);
+  out << Row("alpha %.6g s/B (%.6g B/s), 95%% interval %.6g .. %.6g, %d "
+             "runs of one-edge graphs\n",
+             f.alpha.value, 1 / f.alpha.value, f.alpha.low, f.alpha.high,
+             f.alpha.n)
+      << "best model by AICc: " << f.models[0].name << "\n\n";
+  PrintModels(f, out);
+  PrintPenalties(d, f, out);
+  if (!r.json_out.empty()) Save(r.json_out, FitJson(d, f).dump(1) + "\n");
+}
+
+void RunExport(const DataRequest& r, std::ostream& out) {
+  const ContendData d = Load(r.file);
+  FitOptions o = r.fit;
+  if (!r.model.empty() && o.later_model.empty()) o.later_model = r.model;
+  const FitResult f = FitOrSay(d, o);
+  PenaltyFile file;
+  file.model = FindModel(r.model.empty() ? f.models[0].name : r.model);
+  int poor = 0;
+  file.shapes = ExactShapes(d, f, &poor);
+  Save(r.out, WritePenaltyFile(file));
+  out << "wrote " << r.out << ": model " << file.model->name << ", "
+      << file.shapes.size() << " measured shapes";
+  if (poor > 0)
+    out << " (" << poor
+        << " graphs with poorly determined penalties left to the model)";
+  out << "\n";
+}
+
+void RunSynth(const DataRequest& r, std::ostream& out) {
+  ContendData d;
+  try {
+    d = Synthesize(r.synth);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (r.out.empty()) {
+    out << WriteContend(d);
+  } else {
+    Save(r.out, WriteContend(d));
+  }
+}
+
+}  // namespace verbsemu::contention

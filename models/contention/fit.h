@@ -1,0 +1,94 @@
+// Fitting a contention measurement (contend_data.h): alpha, the measured
+// first-step penalties with 95% intervals, and the penalty models compared
+// by AICc on the measured times, as the paper's Fig. 5 compares models.
+#ifndef VERBSEMU_MODELS_CONTENTION_FIT_H_
+#define VERBSEMU_MODELS_CONTENTION_FIT_H_
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "models/contention/contend_data.h"
+#include "models/contention/models.h"
+#include "models/contention/solver.h"
+
+namespace verbsemu::contention {
+
+// Mean of n values and its 95% Student t interval (low = high = value when
+// n < 2: no interval).
+struct Interval {
+  double value = 0, low = 0, high = 0;
+  int n = 0;
+};
+Interval TInterval(const std::vector<double>& values);
+
+// The paper's Fig. 5 for one model: graphs with `edges` edges.
+struct GroupScore {
+  int edges = 0, graphs = 0, transfers = 0;
+  double max_graph_mean_err = 0;  // max over graphs of the mean |err|
+  double max_err = 0;             // max |err| over the group's transfers
+};
+
+// A model's account of every measured time: err = T_meas / T_pred - 1 per
+// edge and run; Gaussian log residuals, k = 2 parameters (alpha, sigma).
+struct ModelScore {
+  std::string_view name;
+  int n = 0;
+  double rss = 0;  // sum of log(T_meas / T_pred)^2
+  double aicc = 0, delta_aicc = 0;
+  double median_err = 0, max_err = 0, within15 = 0;  // |err|; share <= 15%
+  std::vector<GroupScore> groups;                    // by edge count
+};
+
+// One edge's first-step penalty, inverted run by run.
+struct EdgePenalty {
+  int graph = 0, edge = 0;
+  Interval rho1;
+  double amplification = 0;  // bytes / mean bytes moved in the first step
+  int inconsistent = 0;      // runs the model could not invert
+  std::string flag;          // "" or why the penalty is poorly determined
+};
+
+// A model's penalties by shape (canonical form): they depend on the shape
+// only, and ib-hol's cost a simulation each. Shared between fits of the
+// same graphs, it saves recomputing them. Not thread-safe.
+class PenaltyCache {
+ public:
+  std::vector<double> Get(const Model& m, const Graph& g);
+  Penalties Of(const Model& m);  // a view that lives as long as the cache
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::vector<double>> memo_;
+};
+
+struct FitOptions {
+  std::vector<std::string> models;  // empty: every model
+  std::string later_model;          // inversion's later steps; "": the best
+  double tolerance = 0.02;          // relative spread of one end group
+  double max_amplification = 2;     // above: flagged
+  // Above this interval half-width / value: flagged.
+  double max_rel_halfwidth = 0.05;
+  PenaltyCache* cache = nullptr;  // nullptr: one for this fit
+};
+
+struct FitResult {
+  Interval alpha;                  // seconds per byte, from one-edge graphs
+  std::vector<ModelScore> models;  // best (least AICc) first
+  std::string later_model;         // the model of the inversion's later steps
+  std::int64_t penalty_bytes = 0;  // size of the inverted graphs
+  std::vector<EdgePenalty> penalties;
+  std::vector<std::string> notes;  // graphs not inverted, and why
+};
+
+// Throws std::invalid_argument with one line: no one-edge graph to take
+// alpha from, an unknown model, a bad option.
+FitResult Fit(const ContendData& d, const FitOptions& o);
+
+// T_meas of an edge in a run: its receiver's end after its planned start.
+double MeasuredSeconds(const MeasuredGraph& g, int run, int edge);
+
+}  // namespace verbsemu::contention
+
+#endif  // VERBSEMU_MODELS_CONTENTION_FIT_H_
