@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 
 namespace verbsemu::shim {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "doctor/doctor.h"
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 #include "shim/launcher.h"
 #include "shim/shm_clean.h"
 #include "sweep/cli.h"
