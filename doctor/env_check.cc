@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 
 namespace verbsemu::doctor {
 namespace {

@@ -1,5 +1,5 @@
 // The emulation engine's settings: what to emulate, independent of where the
-// text came from. The shim describes each setting once (shim/knobs.h) and
+// text came from. The shim describes each setting once (settings/knobs.h) and
 // fills this struct from the environment or the launcher's flags.
 #ifndef VERBSEMU_EMULATE_CONFIG_H_
 #define VERBSEMU_EMULATE_CONFIG_H_

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "emulate/internal/read_file.h"
+#include "base/read_file.h"
 
 namespace verbsemu::emulate {
 namespace {
@@ -457,7 +457,7 @@ std::optional<Topology> LoadTopology(const std::string& path,
                                      std::string* why) {
   std::string text;
   std::string error;
-  if (!internal::ReadFileText(path, kMaxFileBytes, &text, &error)) {
+  if (!base::ReadFileText(path, kMaxFileBytes, &text, &error)) {
     if (error.find("larger than") != std::string::npos) {
       error +=
           "; a topology names subnets (CIDR prefixes, LID ranges), not "

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 #include "shim/launcher.h"
 
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 
 namespace verbsemu::shim {
 namespace {
@@ -23,26 +23,6 @@ void Set(LaunchPlan& plan, const std::string& var, const std::string& value) {
 constexpr std::pair<const char*, const char*> kStackEnv[] = {
     {"FI_EFA_USE_DATA_PATH_DIRECT", "0"},
 };
-
-}  // namespace
-
-std::string LauncherUsage() {
-  return "usage: verbsemu run [FLAGS] -- CMD ARGS...\n"
-         "       verbsemu env [FLAGS] [--format lines|mpirun|srun]\n"
-         "       verbsemu knobs [--markdown]\n"
-         "       verbsemu sweep [SWEEP FLAGS] -- CMD ARGS...  (verbsemu "
-         "sweep -h)\n"
-         "       verbsemu doctor [--device NAME] [--no-self-test]  (checks "
-         "this machine; exit 0: emulation reaches what it sees)\n"
-         "       verbsemu shm-clean [--unlink]  (lists, or removes, your "
-         "shared segments)\n"
-         "       verbsemu --version  (this launcher's version and that of "
-         "the shim it would load)\n"
-         "FLAGS (each also read from its variable):\n" +
-         KnobsUsage();
-}
-
-namespace {
 
 // Sets plan.mode from the subcommand; false (with plan.error) otherwise.
 bool ParseMode(const std::vector<std::string>& args, LaunchPlan& plan) {

@@ -40,8 +40,6 @@ std::vector<std::string> EnvLines(const LaunchPlan& plan,
                                   const std::string& lib_path,
                                   const char* current_preload);
 
-std::string LauncherUsage();
-
 }  // namespace verbsemu::shim
 
 #endif  // VERBSEMU_SHIM_LAUNCHER_H_

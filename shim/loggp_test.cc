@@ -14,12 +14,12 @@
 
 #include "emulate/config.h"
 #include "emulate/tsc.h"
+#include "settings/knobs.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/fake_qp.h"
 #include "shim/internal/report.h"
 #include "shim/internal/shim_fixture.h"
-#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {

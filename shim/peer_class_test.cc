@@ -12,13 +12,13 @@
 #include <string>
 
 #include "emulate/tsc.h"
+#include "settings/knobs.h"
 #include "shim/internal/cm_peer.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/real_verbs.h"
 #include "shim/internal/report.h"
 #include "shim/internal/shim_fixture.h"
-#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {

@@ -13,8 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.h"
 #include "doctor/doctor.h"
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 #include "shim/launcher.h"
 #include "shim/shm_clean.h"
 #include "sweep/cli.h"
@@ -59,8 +60,6 @@ std::string FindLibrary() {
   return "";
 }
 
-}  // namespace
-
 int Sweep(const std::vector<std::string>& args) {
   verbsemu::sweep::ProcessExecutor executor;
   verbsemu::sweep::CliContext ctx;
@@ -76,33 +75,16 @@ int Sweep(const std::vector<std::string>& args) {
   ctx.current_preload = preload ? preload : "";
   ctx.executor = &executor;
   ctx.terminal = isatty(2) != 0;
-  return verbsemu::sweep::SweepMain(
-      std::vector<std::string>(args.begin() + 1, args.end()), ctx);
+  return verbsemu::sweep::SweepMain(args, ctx);
 }
 
-int main(int argc, char** argv) {
-  if (verbsemu::version::Asked(argc, argv)) {
-    return verbsemu::version::LauncherVersion(FindLibrary(), stdout, stderr);
-  }
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (!args.empty() && args[0] == "sweep") return Sweep(args);
-  if (!args.empty() && args[0] == "shm-clean") {
-    return verbsemu::shim::ShmCleanCommand(
-        std::vector<std::string>(args.begin() + 1, args.end()),
-        getenv("VERBSEMU_SHM_DIR"), stdout, stderr);
-  }
-  if (!args.empty() && args[0] == "doctor") {
-    return verbsemu::doctor::DoctorCommand(
-        std::vector<std::string>(args.begin() + 1, args.end()), SelfExe());
-  }
+// run, env and knobs: the launcher parses them, the subcommand included.
+int Launch(const std::string& command, const std::vector<std::string>& rest) {
+  std::vector<std::string> args{command};
+  args.insert(args.end(), rest.begin(), rest.end());
   const verbsemu::shim::LaunchPlan plan = verbsemu::shim::ParseLauncherArgs(
       args,
       [](const char* name) { return static_cast<const char*>(getenv(name)); });
-  if (plan.mode == verbsemu::shim::LaunchPlan::Mode::kHelp) {
-    std::fputs(verbsemu::shim::LauncherUsage().c_str(),
-               plan.ok() ? stdout : stderr);
-    return plan.ok() ? 0 : 2;
-  }
   if (!plan.ok()) {
     std::fprintf(stderr, "verbsemu: %s\n", plan.error.c_str());
     return 2;
@@ -140,4 +122,62 @@ int main(int argc, char** argv) {
   execvp(cargv[0], cargv.data());
   std::fprintf(stderr, "verbsemu: cannot run '%s': %m\n", cargv[0]);
   return 127;
+}
+
+// The subcommands: the dispatch and the usage come from this one table.
+const std::vector<verbsemu::cli::Subcommand>& Commands() {
+  using Args = std::vector<std::string>;
+  static const std::vector<verbsemu::cli::Subcommand> table = {
+      {"run", "[FLAGS] -- CMD ARGS...", "",
+       [](const Args& a) { return Launch("run", a); }},
+      {"env", "[FLAGS] [--format lines|mpirun|srun]", "",
+       [](const Args& a) { return Launch("env", a); }},
+      {"knobs", "[--markdown]", "",
+       [](const Args& a) { return Launch("knobs", a); }},
+      {"sweep", "[SWEEP FLAGS] -- CMD ARGS...", "verbsemu sweep -h", Sweep},
+      {"doctor", "[--device NAME] [--no-self-test]",
+       "checks this machine; exit 0: emulation reaches what it sees",
+       [](const Args& a) {
+         return verbsemu::doctor::DoctorCommand(a, SelfExe());
+       }},
+      {"shm-clean", "[--unlink]", "lists, or removes, your shared segments",
+       [](const Args& a) {
+         return verbsemu::shim::ShmCleanCommand(a, getenv("VERBSEMU_SHM_DIR"),
+                                                stdout, stderr);
+       }},
+  };
+  return table;
+}
+
+std::string Usage() {
+  return verbsemu::cli::SubcommandUsage("verbsemu", Commands()) +
+         "       verbsemu --version  (this launcher's version and that of "
+         "the shim it would load)\n"
+         "FLAGS (each also read from its variable):\n" +
+         verbsemu::shim::KnobsUsage();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (verbsemu::version::Asked(argc, argv)) {
+    return verbsemu::version::LauncherVersion(FindLibrary(), stdout, stderr);
+  }
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(Usage().c_str(), stderr);
+    return 2;
+  }
+  if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    std::fputs(Usage().c_str(), stdout);
+    return 0;
+  }
+  std::string why;
+  const verbsemu::cli::Subcommand* command =
+      verbsemu::cli::FindSubcommand(Commands(), args[0], &why);
+  if (command == nullptr) {
+    std::fprintf(stderr, "verbsemu: %s\n", why.c_str());
+    return 2;
+  }
+  return command->run(std::vector<std::string>(args.begin() + 1, args.end()));
 }

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <map>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 #include "sweep/coverage.h"
 #include "sweep/internal/read_file.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 
 namespace verbsemu::sweep {
 namespace {

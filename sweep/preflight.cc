@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 #include "sweep/engine.h"
 #include "sweep/launch_check.h"
 #include "sweep/session.h"

@@ -5,6 +5,7 @@
 #include <optional>
 #include <sstream>
 
+#include "cli/cli.h"
 #include "emulate/units.h"
 #include "verbsbench/compare/cli.h"
 #include "verbsbench/engine.h"
@@ -28,6 +29,7 @@ std::vector<std::string> SplitCommas(const std::vector<std::string>& items) {
   return out;
 }
 
+// --help: this, a blank line, the options.
 const char* kUsage =
     "usage: verbsbench lat|bw|lop [HOST] [options]\n"
     "       verbsbench compare [options] BASE.json NEW.json  (see compare "
@@ -38,7 +40,7 @@ const char* kUsage =
     "  lop: start the root with --peers P, then P peers with the root's "
     "HOST.\n"
     "  Under mpirun -np P+1 or srun -n P+1: rank 0 is the root, the other "
-    "ranks its peers.\n";
+    "ranks its peers.";
 
 // What the command line gives as text, before it becomes typed options.
 struct Text {
@@ -153,26 +155,16 @@ void Apply(const Text& t, CommandLine& cl) {
 CommandLine ParseCommandLine(int argc, const char* const argv[]) {
   CommandLine cl;
   Text t;
-  po::options_description desc = Describe(cl, t);
-  po::options_description hidden;
-  hidden.add_options()("mode", po::value<std::string>(&t.mode))(
-      "host", po::value<std::string>(&cl.options.host));
-  po::options_description all;
-  all.add(desc).add(hidden);
-  po::positional_options_description pos;
-  pos.add("mode", 1).add("host", 1);
-  po::variables_map vm;
-  try {
-    po::store(
-        po::command_line_parser(argc, argv).options(all).positional(pos).run(),
-        vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw std::invalid_argument(e.what());
-  }
-  std::ostringstream help;
-  help << kUsage << desc;
-  cl.help_text = help.str();
+  const po::options_description desc = Describe(cl, t);
+  // A bad command line throws cli::UsageError, an std::invalid_argument.
+  const std::vector<std::string> args =
+      argc > 1 ? std::vector<std::string>(argv + 1, argv + argc)
+               : std::vector<std::string>();
+  const po::variables_map vm =
+      verbsemu::cli::Parse(args, desc, {"mode", "host"});
+  if (vm.count("mode")) t.mode = vm["mode"].as<std::string>();
+  if (vm.count("host")) cl.options.host = vm["host"].as<std::string>();
+  cl.help_text = verbsemu::cli::Help(kUsage, desc);
   if (vm.count("help")) {
     cl.help = true;
     return cl;
@@ -190,18 +182,17 @@ int CliMain(int argc, const char* const argv[], std::ostream& out,
   if (argc > 1 && std::string(argv[1]) == "compare") {
     return compare::CompareMain(argc - 1, argv + 1, out, err);
   }
-  CommandLine cl;
-  try {
-    cl = ParseCommandLine(argc, argv);
-  } catch (const std::exception& e) {
-    err << "verbsbench: " << e.what() << "\n";
-    return 2;
-  }
-  if (cl.help) {
-    out << cl.help_text;
-    return 0;
-  }
-  try {
+  return verbsemu::cli::Run("verbsbench", err, [&] {
+    CommandLine cl;
+    try {
+      cl = ParseCommandLine(argc, argv);
+    } catch (const std::exception& e) {  // every refusal of the options
+      throw verbsemu::cli::UsageError(e.what());
+    }
+    if (cl.help) {
+      out << cl.help_text;
+      return 0;
+    }
     std::ostringstream progress_sink;
     std::ostream& progress = cl.outputs.quiet ? progress_sink : err;
     const nlohmann::json run = RunBenchmark(cl.options, progress);
@@ -218,11 +209,8 @@ int CliMain(int argc, const char* const argv[], std::ostream& out,
     if (!cl.outputs.histogram.empty())
       WriteFile(cl.outputs.histogram, run, WriteHistograms);
     if (!cl.outputs.raw.empty()) WriteFile(cl.outputs.raw, run, WriteRaw);
-  } catch (const std::exception& e) {
-    err << "verbsbench: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }
 
 }  // namespace verbsbench

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "emulate/internal/read_file.h"
+#include "base/read_file.h"
 #include "emulate/units.h"
 
 namespace verbsemu::emulate::internal {
@@ -165,7 +165,7 @@ std::optional<std::string> ReadWholeFile(const std::string& path,
   // leaves room for --raw samples without reading a runaway file.
   constexpr size_t kMaxReportBytes = size_t{64} << 20;
   std::string text, error;
-  if (!internal::ReadFileText(path, kMaxReportBytes, &text, &error)) {
+  if (!base::ReadFileText(path, kMaxReportBytes, &text, &error)) {
     internal::Say(why, "cannot read " + path + ": " + error +
                            std::string(internal::kReplayHow));
     return std::nullopt;

@@ -10,8 +10,8 @@
 #include <chrono>
 
 #include "emulate/tsc.h"
+#include "settings/defer_cpu.h"
 #include "shim/internal/defer.h"
-#include "shim/internal/defer_cpu.h"
 #include "shim/internal/faults.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/state.h"

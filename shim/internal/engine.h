@@ -14,10 +14,10 @@
 #include <string>
 
 #include "emulate/tsc.h"
+#include "settings/knobs.h"
 #include "shim/internal/counters.h"
 #include "shim/internal/port_traffic.h"
 #include "shim/internal/report.h"
-#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "emulate/units.h"
+#include "settings/knobs.h"
 #include "shim/internal/defer_progress.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/direct_verbs.h"
@@ -17,7 +18,6 @@
 #include "shim/internal/report_json.h"
 #include "shim/internal/report_signal.h"
 #include "shim/internal/state.h"
-#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 namespace {

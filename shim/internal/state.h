@@ -24,6 +24,7 @@
 #include "emulate/spin.h"
 #include "emulate/topology.h"
 #include "emulate/tsc.h"
+#include "settings/knobs.h"
 #include "shim/internal/counters.h"
 #include "shim/internal/defer_queue.h"
 #include "shim/internal/full_tables.h"
@@ -39,7 +40,6 @@
 #include "shim/internal/wait_lateness.h"
 #include "shim/internal/wait_policy.h"
 #include "shim/internal/warnings.h"
-#include "shim/knobs.h"
 
 namespace verbsemu::shim::internal {
 

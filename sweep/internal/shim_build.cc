@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "sweep/internal/read_file.h"
-#include "verbsbench/rte/version.h"
+#include "version/version.h"
 
 namespace verbsemu::sweep::internal {
 

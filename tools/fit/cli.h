@@ -1,21 +1,18 @@
 // The command line lopfit and loggpfit share: OPTIONS and one INPUT file;
 // every error is one "TOOL: error: ..." line on stderr, exit 2 for usage,
-// 1 for bad input.
+// 1 for bad input. Built on //cli, the command line of every program.
 #ifndef VERBSEMU_TOOLS_FIT_CLI_H_
 #define VERBSEMU_TOOLS_FIT_CLI_H_
 
 #include <boost/program_options.hpp>
 #include <functional>
-#include <stdexcept>
-#include <string>
+
+#include "cli/cli.h"
 
 namespace verbsemu::fit {
 
 // A bad option value: exit 2.
-class UsageError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+using UsageError = cli::UsageError;
 
 struct InputTool {
   const char* name = "";   // "lopfit"

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "emulate/internal/read_file.h"
+#include "base/read_file.h"
 #include "verbsbench/rte/version.h"
 
 namespace verbsbench::rte {
@@ -31,8 +31,7 @@ std::string LoadedRdmaCore() {
 
 std::string CpuModel() {
   std::string text, error;
-  if (!verbsemu::emulate::internal::ReadFileText("/proc/cpuinfo", 16 << 20,
-                                                 &text, &error)) {
+  if (!verbsemu::base::ReadFileText("/proc/cpuinfo", 16 << 20, &text, &error)) {
     return "";
   }
   return CpuModelFromCpuinfo(text);

@@ -1,4 +1,4 @@
-#include "shim/knobs.h"
+#include "settings/knobs.h"
 
 #include <csignal>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "emulate/internal/read_file.h"
+#include "base/read_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 
 #include <system_error>
 
-namespace verbsemu::emulate::internal {
+namespace verbsemu::base {
 
 bool ReadFileText(const std::string& path, size_t max_bytes, std::string* text,
                   std::string* error) {
@@ -36,4 +36,4 @@ bool ReadFileText(const std::string& path, size_t max_bytes, std::string* text,
   return got == 0;
 }
 
-}  // namespace verbsemu::emulate::internal
+}  // namespace verbsemu::base

@@ -1,4 +1,4 @@
-#include "shim/internal/defer_cpu.h"
+#include "settings/defer_cpu.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "emulate/internal/read_file.h"
+#include "base/read_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-namespace verbsemu::emulate::internal {
+namespace verbsemu::base {
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,4 +59,4 @@ TEST_F(ReadFileTest, AFifoIsRefusedWithoutBlocking) {
 }
 
 }  // namespace
-}  // namespace verbsemu::emulate::internal
+}  // namespace verbsemu::base

@@ -5,8 +5,8 @@
 // scheduler tick, or the helper's spun tails take the rank's CPU). By
 // default the thread therefore runs on the node's other CPUs when the
 // application is bound to a part of them.
-#ifndef VERBSEMU_SHIM_INTERNAL_DEFER_CPU_H_
-#define VERBSEMU_SHIM_INTERNAL_DEFER_CPU_H_
+#ifndef VERBSEMU_SETTINGS_DEFER_CPU_H_
+#define VERBSEMU_SETTINGS_DEFER_CPU_H_
 
 #include <optional>
 #include <string>
@@ -43,4 +43,4 @@ std::string PlaceThisThread(const DeferCpu& setting);
 
 }  // namespace verbsemu::shim::internal
 
-#endif  // VERBSEMU_SHIM_INTERNAL_DEFER_CPU_H_
+#endif  // VERBSEMU_SETTINGS_DEFER_CPU_H_

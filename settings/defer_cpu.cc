@@ -1,4 +1,4 @@
-#include "shim/internal/defer_cpu.h"
+#include "settings/defer_cpu.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -4,8 +4,8 @@
 // settings table in docs/shim.md (checked by knobs_doc_test) all come from
 // the table in knobs.cc. A new setting is one row there plus the code that
 // uses its value.
-#ifndef VERBSEMU_SHIM_KNOBS_H_
-#define VERBSEMU_SHIM_KNOBS_H_
+#ifndef VERBSEMU_SETTINGS_KNOBS_H_
+#define VERBSEMU_SETTINGS_KNOBS_H_
 
 #include <functional>
 #include <memory>
@@ -17,7 +17,7 @@
 #include "emulate/config.h"
 #include "emulate/delay_distribution.h"
 #include "emulate/topology.h"
-#include "shim/internal/defer_cpu.h"
+#include "settings/defer_cpu.h"
 
 namespace verbsemu::shim {
 
@@ -115,4 +115,4 @@ std::string KnobsUsage();
 
 }  // namespace verbsemu::shim
 
-#endif  // VERBSEMU_SHIM_KNOBS_H_
+#endif  // VERBSEMU_SETTINGS_KNOBS_H_

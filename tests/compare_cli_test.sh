@@ -1,9 +1,10 @@
 #!/bin/bash
 # `verbsbench compare` as CI runs it, on runs measured in the test bed
-# (testdata/, see testdata/README.md): exit 0 when the thresholds hold or
-# none is given, 1 with one stderr line per crossing, 2 with one stderr line
-# for bad usage, unreadable or mismatched files, or a failed plot.
-#   cli_test.sh VERBSBENCH JSON_GET PLOT_SH HISTDAT LOPFIT
+# (verbsbench/compare/testdata/, see its README.md): exit 0 when the
+# thresholds hold or none is given, 1 with one stderr line per crossing, 2
+# with one stderr line for bad usage, unreadable or mismatched files, or a
+# failed plot.
+#   compare_cli_test.sh VERBSBENCH JSON_GET PLOT_SH HISTDAT LOPFIT
 set -u
 bin=$1 json_get=$2
 plot=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")

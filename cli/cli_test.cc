@@ -1,0 +1,100 @@
+#include "cli/cli.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace verbsemu::cli {
+namespace {
+namespace po = boost::program_options;
+
+po::options_description Options() {
+  po::options_description o("options");
+  o.add_options()("help,h", "this text")(
+      "count", po::value<int>()->default_value(1), "how many");
+  return o;
+}
+
+TEST(ParseTest, OptionsAndPositionalsInOrder) {
+  const po::variables_map vm = Parse({"predict", "--count", "3", "a>b"},
+                                     Options(), {"command", "graph"});
+  EXPECT_EQ(vm["command"].as<std::string>(), "predict");
+  EXPECT_EQ(vm["graph"].as<std::string>(), "a>b");
+  EXPECT_EQ(vm["count"].as<int>(), 3);
+}
+
+TEST(ParseTest, AnUnknownOptionIsAUsageError) {
+  try {
+    Parse({"--fast"}, Options());
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "unrecognised option '--fast'");
+  }
+}
+
+TEST(ParseTest, ABadValueAndAnExtraPositionalAreUsageErrors) {
+  EXPECT_THROW(Parse({"--count", "many"}, Options()), UsageError);
+  EXPECT_THROW(Parse({"one", "two"}, Options(), {"input"}), UsageError);
+}
+
+TEST(HelpTest, UsageThenOptions) {
+  const std::string help = Help("usage: tool [options] INPUT", Options());
+  EXPECT_TRUE(help.starts_with("usage: tool [options] INPUT\noptions:\n"))
+      << help;
+  EXPECT_NE(help.find("--count"), std::string::npos) << help;
+}
+
+TEST(RunTest, ExitCodesAndOneLinePerError) {
+  std::ostringstream err;
+  EXPECT_EQ(cli::Run("tool", err, [] { return 0; }), 0);
+  EXPECT_EQ(cli::Run("tool", err, [] { return 3; }), 3);
+  EXPECT_EQ(err.str(), "");
+  EXPECT_EQ(cli::Run("tool: error", err,
+                     []() -> int { throw UsageError("--count must be > 0"); }),
+            2);
+  EXPECT_EQ(err.str(), "tool: error: --count must be > 0\n");
+  err.str("");
+  EXPECT_EQ(cli::Run("tool", err,
+                     []() -> int { throw std::runtime_error("no such file"); }),
+            1);
+  EXPECT_EQ(err.str(), "tool: no such file\n");
+  err.str("");
+  EXPECT_EQ(cli::Run("tool", err, []() -> int { throw 42; }), 1);
+  EXPECT_EQ(err.str(), "tool: unexpected failure\n");
+}
+
+int Answer(const std::vector<std::string>& args) {
+  return static_cast<int>(args.size());
+}
+
+const Subcommand kTable[] = {
+    {"run", "[FLAGS] -- CMD", "", Answer},
+    {"knobs", "", "lists the settings", Answer},
+    {"shm-clean", "[--unlink]", "", Answer},
+};
+
+TEST(SubcommandTest, TheTableMakesTheUsage) {
+  EXPECT_EQ(SubcommandUsage("prog", kTable),
+            "usage: prog run [FLAGS] -- CMD\n"
+            "       prog knobs  (lists the settings)\n"
+            "       prog shm-clean [--unlink]\n");
+}
+
+TEST(SubcommandTest, TheTableMakesTheDispatch) {
+  std::string why;
+  const Subcommand* c = FindSubcommand(kTable, "shm-clean", &why);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->run({"--unlink"}), 1);
+  EXPECT_EQ(why, "");
+}
+
+TEST(SubcommandTest, AnUnknownNameListsTheKnownOnesOnOneLine) {
+  std::string why;
+  EXPECT_EQ(FindSubcommand(kTable, "swe\nep", &why), nullptr);
+  EXPECT_EQ(why, "unknown command 'swe?ep' (expected run, knobs or shm-clean)");
+}
+
+}  // namespace
+}  // namespace verbsemu::cli
