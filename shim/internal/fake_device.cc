@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "emulate/tsc.h"
+#include "shim/internal/fake_cq.h"
 #include "shim/internal/fake_objects.h"
 #include "shim/internal/fake_qp_ex.h"
 
@@ -151,36 +152,6 @@ int FakePostRecv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr**) {
 int FakePostSrqRecv(ibv_srq* srq, ibv_recv_wr*, ibv_recv_wr**) {
   Dev(srq->context)->recv_calls.fetch_add(1);
   return 0;
-}
-
-int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
-  FakeDevice* d = Dev(cq->context);
-  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
-  d->poll_calls.fetch_add(1, std::memory_order_relaxed);
-  if (d->faults.Roll(FakeFault::kSlowPoll)) {
-    const auto end =
-        std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-    while (std::chrono::steady_clock::now() < end) {
-    }
-  }
-  FakeCq* f = reinterpret_cast<FakeCq*>(cq);
-  std::lock_guard<std::mutex> lock(f->mu);
-  int i = 0;
-  const uint64_t now = f->entries.empty() || f->entries.front().ready_tsc == 0
-                           ? 0
-                           : emulate::ReadTsc();
-  for (; i < n && !f->entries.empty() && f->entries.front().ready_tsc <= now;
-       ++i) {
-    const FakeCqe& e = f->entries.front();
-    wc[i] = e.wc;
-    // The provider's send queue is freed up to a send completion once it
-    // is polled (mlx5 advances its tail in poll_cq).
-    if (e.qp != nullptr && e.sq_index > e.qp->sq_tail.load()) {
-      e.qp->sq_tail.store(e.sq_index);
-    }
-    f->entries.pop_front();
-  }
-  return i;
 }
 
 int FakeReqNotifyCq(ibv_cq* cq, int) {
