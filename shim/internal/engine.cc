@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "shim/internal/boundary.h"
+#include "shim/internal/cq_ex_poll.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/hidden_qps.h"
@@ -316,6 +317,7 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
 int DestroyCq(ibv_cq* cq) noexcept {
   if (Real().destroy_cq == nullptr) return ENOSYS;
   DeferForgetCq(cq);
+  if (E().deferring) ForgetCqEx(cq);
   return Real().destroy_cq(cq);
 }
 
