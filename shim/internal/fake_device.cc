@@ -129,6 +129,7 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     return EOPNOTSUPP;
   }
   if (!StampPost(q->ctx->owner, tsc)) return 0;
+  FakeProviderChores(q->ctx->owner->faults);
   EnterPostPath(q->ctx);
   int rc = 0;
   {
@@ -164,6 +165,7 @@ int FakeReqNotifyCq(ibv_cq* cq, int) {
 ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
                ibv_qp_type type, bool sig_all, bool ex, const ibv_qp_cap& cap) {
   FakeDevice* d = fc->owner;
+  FakeProviderChores(d->faults);
   auto q = std::make_unique<FakeQp>();
   std::memset(static_cast<void*>(&q->qpx), 0, sizeof(q->qpx));
   q->ctx = fc;
@@ -325,6 +327,7 @@ ibv_qp* FakeEfadvCreateDriverQp(ibv_pd* pd, ibv_qp_init_attr* a, uint32_t) {
 
 int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   FakeQp* q = Qp(qp);
+  FakeProviderChores(q->ctx->owner->faults);
   if ((mask & IBV_QP_STATE) != 0) {
     qp->state = attr->qp_state;
     ApplyFakePersonality(q, attr->qp_state);
@@ -349,6 +352,7 @@ int FakeCmdDestroyQp(ibv_qp* qp) {
   FakeQp* q = Qp(qp);
   if (q->destroyed) return EINVAL;
   FakeDevice* d = q->ctx->owner;
+  FakeProviderChores(d->faults);
   if (d->on_destroy_qp) d->on_destroy_qp(qp);
   if (d->fail_destroy_qp.load()) return EBUSY;
   q->destroyed = true;
