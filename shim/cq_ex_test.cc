@@ -189,5 +189,20 @@ TEST_F(CqExTest, ExtendedCqsAreWrappedInDeferModeOnly) {
   EXPECT_TRUE(ShimWraps(e));
 }
 
+TEST_F(CqExTest, ACqTheProviderKeepsPollsThroughTheProviderAgain) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  ConfigureDefer(1000);
+  ExCqQp t = MakeExCqQp(d, 64);
+  d.fail_destroy_cq = true;
+  ASSERT_EQ(DestroyCq(ibv_cq_ex_to_cq(t.cq)), EBUSY);
+  d.fail_destroy_cq = false;
+  PostSignaled(t.qp, 7, 1);
+  const std::vector<ExWc> wc = PollEx(t.cq, 1);
+  ASSERT_EQ(wc.size(), 1u) << "the CQ the provider kept polls nothing";
+  EXPECT_EQ(wc[0].wr_id, 7u);
+  EXPECT_EQ(wc[0].status, IBV_WC_SUCCESS);
+}
+
 }  // namespace
 }  // namespace verbsemu::shim::internal

@@ -148,6 +148,20 @@ void Install(ibv_cq_ex* cq, CqExState* s) {
   if (cq->read_tm_info != nullptr) cq->read_tm_info = WrappedReadTmInfo;
 }
 
+// The provider's functions back into `cq`, wherever the shim's are.
+void Uninstall(ibv_cq_ex* cq, const CqExState& s) {
+  cq->start_poll = s.provider.start_poll;
+  cq->next_poll = s.provider.next_poll;
+  cq->end_poll = s.provider.end_poll;
+#define VERBSEMU_RESTORE_READ(slot, type, value) \
+  if (cq->slot == Wrapped_##slot) cq->slot = s.provider.slot;
+  VERBSEMU_CQ_EX_READS(VERBSEMU_RESTORE_READ)
+#undef VERBSEMU_RESTORE_READ
+  if (cq->read_tm_info == WrappedReadTmInfo) {
+    cq->read_tm_info = s.provider.read_tm_info;
+  }
+}
+
 }  // namespace
 
 bool WrapCqEx(ibv_cq_ex* cq) noexcept {
@@ -177,17 +191,16 @@ bool WrapCqEx(ibv_cq_ex* cq) noexcept {
   }
 }
 
-void ForgetCqEx(const ibv_cq* cq) noexcept {
-  if (cq == nullptr) return;
-  try {
-    Wrapped& w = W();
-    std::lock_guard<std::mutex> lock(E().mu);
-    CqExState* s = w.map.Find(cq);
-    if (s == nullptr) return;
-    w.map.Erase(cq);
-    std::erase_if(w.states, [s](const auto& p) { return p.get() == s; });
-  } catch (...) {
-  }
+bool ForgetCqEx(ibv_cq* cq) noexcept {
+  if (cq == nullptr) return false;
+  Wrapped& w = W();
+  std::lock_guard<std::mutex> lock(E().mu);
+  CqExState* s = w.map.Find(cq);
+  if (s == nullptr) return false;
+  Uninstall(reinterpret_cast<ibv_cq_ex*>(cq), *s);
+  w.map.Erase(cq);
+  std::erase_if(w.states, [s](const auto& p) { return p.get() == s; });
+  return true;
 }
 
 }  // namespace verbsemu::shim::internal

@@ -15,8 +15,10 @@ namespace verbsemu::shim::internal {
 // Wraps `cq`'s polls; false when it could not (out of memory, the table of
 // extended CQs full): the CQ is left as the provider made it.
 bool WrapCqEx(ibv_cq_ex* cq) noexcept;
-// `cq` is being destroyed.
-void ForgetCqEx(const ibv_cq* cq) noexcept;
+// `cq` is being destroyed: its own functions go back in (should the
+// provider refuse to destroy it, they serve its polls). Whether it was
+// wrapped.
+bool ForgetCqEx(ibv_cq* cq) noexcept;
 
 }  // namespace verbsemu::shim::internal
 

@@ -317,8 +317,12 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
 int DestroyCq(ibv_cq* cq) noexcept {
   if (Real().destroy_cq == nullptr) return ENOSYS;
   DeferForgetCq(cq);
-  if (E().deferring) ForgetCqEx(cq);
-  return Real().destroy_cq(cq);
+  const bool unwrapped = E().deferring && ForgetCqEx(cq);
+  const int rc = Real().destroy_cq(cq);
+  // Refused: the CQ lives on with the provider's polls, which the shim's
+  // completions do not reach.
+  if (rc != 0 && unwrapped) DeferNoteExtendedCq(cq);
+  return rc;
 }
 
 int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq,

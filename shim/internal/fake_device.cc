@@ -381,6 +381,7 @@ ibv_cq* FakeCreateCq(ibv_context* c, int, void* cq_context,
 }
 
 int FakeDestroyCq(ibv_cq* cq) {
+  if (Dev(cq->context)->fail_destroy_cq.load()) return EBUSY;
   Dev(cq->context)->live_cqs.fetch_sub(1);
   return 0;
 }

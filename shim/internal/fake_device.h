@@ -167,6 +167,8 @@ class FakeDevice {
   std::atomic<bool> fail_complete{false};
   // destroy_qp refuses (EBUSY), as a provider does for a QP still in use.
   std::atomic<bool> fail_destroy_qp{false};
+  // destroy_cq refuses (EBUSY), as for a CQ that QPs still use.
+  std::atomic<bool> fail_destroy_cq{false};
   // Runs inside destroy_qp, before the QP goes (tests look at the shim then).
   std::function<void(ibv_qp*)> on_destroy_qp;
   std::atomic<bool> record_posts{true};
