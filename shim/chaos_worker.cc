@@ -20,6 +20,7 @@ constexpr uint64_t kSeqMask = (uint64_t{1} << 40) - 1;
 
 struct ChaosQp {
   ibv_cq* cq = nullptr;
+  ibv_cq_ex* cqx = nullptr;  // an extended CQ, polled with ibv_start_poll
   ibv_qp* qp = nullptr;
   ibv_qp_ex* qpx = nullptr;  // ibv_wr_* QPs
   uint64_t tag = 0;          // thread and QP index, in wr_id's top bits
@@ -78,9 +79,26 @@ void End(ChaosQp& q, uint64_t seq, ChaosTotals& t) {
   ++q.ended_n;
 }
 
+// Up to `max` completions of `q`'s CQ into `wc` (of an extended CQ: what
+// an application reads of them).
+int Collect(const ChaosQp& q, ibv_wc* wc, int max) {
+  if (q.cqx == nullptr) return ibv_poll_cq(q.cq, max, wc);
+  ibv_poll_cq_attr attr{};
+  if (ibv_start_poll(q.cqx, &attr) != 0) return 0;
+  int n = 0;
+  do {
+    wc[n].wr_id = q.cqx->wr_id;
+    wc[n].status = q.cqx->status;
+    wc[n].qp_num = ibv_wc_read_qp_num(q.cqx);
+    ++n;
+  } while (n < max && ibv_next_poll(q.cqx) == 0);
+  ibv_end_poll(q.cqx);
+  return n;
+}
+
 void Poll(ChaosQp& q, ChaosTotals& t) {
   ibv_wc wc[16];
-  const int n = ibv_poll_cq(q.cq, 16, wc);
+  const int n = Collect(q, wc, 16);
   for (int i = 0; i < n; ++i) {
     const uint64_t seq = wc[i].wr_id & kSeqMask;
     if ((wc[i].wr_id & ~kSeqMask) != q.tag || wc[i].qp_num != q.qp->qp_num) {
@@ -186,7 +204,15 @@ void SetUp(FakeDevice& d, std::vector<ChaosThread>& threads,
     t.pd = Real().alloc_pd(t.ctx);
     for (int j = 0; j < kChaosQpsPerThread; ++j) {
       auto q = std::make_unique<ChaosQp>();
-      q->cq = CreateCq(t.ctx, 64, nullptr, nullptr, 0);
+      if (j < kChaosQpsPerThread / 2) {
+        q->cq = CreateCq(t.ctx, 64, nullptr, nullptr, 0);
+      } else {
+        ibv_cq_init_attr_ex attr{};
+        attr.cqe = 64;
+        attr.wc_flags = IBV_WC_EX_WITH_QP_NUM;
+        q->cqx = ibv_create_cq_ex(t.ctx, &attr);
+        q->cq = q->cqx != nullptr ? ibv_cq_ex_to_cq(q->cqx) : nullptr;
+      }
       q->qp = CreateChaosQp(t, q->cq, j % 2 == 1);
       if (q->qp == nullptr || !ConnectFakeQp(q->qp)) continue;
       if (j % 2 == 1) q->qpx = Real().qp_to_qp_ex(q->qp);
@@ -209,6 +235,7 @@ void ChaosTotals::Add(const ChaosTotals& o) {
 
 ChaosTotals RunChaos(FakeDevice& d, const ChaosPlan& plan) {
   std::vector<ChaosThread> threads(kChaosThreads);
+  d.extended_cqs = true;
   SetUp(d, threads, plan);
   ChaosTotals all;
   for (const ChaosThread& t : threads) {

@@ -1,6 +1,9 @@
 // The workload of chaos_test: threads posting and polling on their QPs
 // while scratch QPs come and go and another thread modifies their QPs,
-// each WR accounted for by the sequence number in its wr_id.
+// each WR accounted for by the sequence number in its wr_id. Of each
+// thread's QPs, half post with ibv_post_send and half with ibv_wr_*; half
+// complete on a CQ polled with ibv_poll_cq and half on an extended CQ
+// polled with ibv_start_poll (the fake device's, fake_cq.h).
 #ifndef VERBSEMU_SHIM_CHAOS_WORKER_H_
 #define VERBSEMU_SHIM_CHAOS_WORKER_H_
 

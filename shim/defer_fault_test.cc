@@ -62,16 +62,6 @@ TwoCqQp MakeTwoCqQp(FakeDevice& d, const ibv_qp_cap& cap) {
   return t;
 }
 
-// Posts `n` signaled WRs, wr_ids `first`.., one post each.
-void PostSignaled(ibv_qp* qp, uint64_t first, int n) {
-  for (int i = 0; i < n; ++i) {
-    Chain ch(1, 64);
-    ch.wrs[0].wr_id = first + static_cast<uint64_t>(i);
-    ch.wrs[0].send_flags = IBV_SEND_SIGNALED;
-    ASSERT_EQ(Post(qp, ch), 0);
-  }
-}
-
 // Whether `cq` has nothing more after a few polls (each hands over what
 // is due).
 bool PollsNothing(ibv_cq* cq) {

@@ -74,6 +74,12 @@ void DrainDueOnPoll(DeferList* list, uint64_t now);
 // a completion of the provider's made before the shim's is returned first.
 int AfterPoll(DeferList* list, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
               int (*poll)(ibv_cq*, int, ibv_wc*));
+// The provider's completions `wc` (n of them) were polled: its successful
+// send completions free the send queues of their QPs in `list`.
+void NoteSendCompletions(DeferList* list, const ibv_wc* wc, int n);
+// Moves up to `n` of the shim's own completions for `cq` into `wc`, oldest
+// first, as a poll returns them (their QPs' later posts may go again).
+int TakeSynthetic(DeferList* list, const ibv_cq* cq, int n, ibv_wc* wc);
 // An application about to block (ibv_get_cq_event, ibv_req_notify_cq on
 // `context`, null: every context): what is due is handed over now, and the
 // progress thread is told nobody polls there, so it hands over each post
@@ -81,10 +87,10 @@ int AfterPoll(DeferList* list, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
 void DeferBeforeBlock(const ibv_context* context);
 // `cq` is being destroyed: the shim's completions for it go too.
 void DeferForgetCq(const ibv_cq* cq);
-// `cq` is an extended CQ, polled with ibv_start_poll, which the shim's own
-// completions never reach: a WR that would get one there is dropped,
-// counted (its QP's later posts must not wait for a poll that never
-// returns it).
+// `cq` is an extended CQ whose polls the shim could not wrap (cq_ex_poll.h),
+// which the shim's own completions never reach: a WR that would get one
+// there is dropped, counted (its QP's later posts must not wait for a poll
+// that never returns it).
 void DeferNoteExtendedCq(const ibv_cq* cq);
 
 // Why held posts go before they are due (the report counts each).

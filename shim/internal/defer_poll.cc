@@ -10,7 +10,6 @@
 #include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
-namespace {
 
 void NoteSendCompletions(DeferList* c, const ibv_wc* wc, int n) {
   if (c == nullptr) return;
@@ -25,6 +24,8 @@ void NoteSendCompletions(DeferList* c, const ibv_wc* wc, int n) {
     }
   }
 }
+
+namespace {
 
 // A call under way hands over what is due on its way out; an application
 // polling every few microseconds does at its next poll.
@@ -80,11 +81,16 @@ int AfterPoll(DeferList* c, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
   }
   const int room = static_cast<int>(
       std::min<size_t>(seen, static_cast<size_t>(num_entries - n)));
-  const int took = c->synth.Take(cq, room, wc + n);
-  for (int i = n; i < n + took; ++i) {
+  return n + TakeSynthetic(c, cq, room, wc + n);
+}
+
+int TakeSynthetic(DeferList* c, const ibv_cq* cq, int n, ibv_wc* wc) {
+  if (c == nullptr) return 0;
+  const int took = c->synth.Take(cq, n, wc);
+  for (int i = 0; i < took; ++i) {
     if (DeferQueue* d = c->by_qpn.Find(QpnKey(wc[i].qp_num))) Repaid(*c, *d);
   }
-  return n + took;
+  return took;
 }
 
 void DeferBeforeBlock(const ibv_context* context) {

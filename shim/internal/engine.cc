@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "shim/internal/boundary.h"
+#include "shim/internal/cq_ex_poll.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
 #include "shim/internal/hidden_qps.h"
@@ -316,7 +317,12 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
 int DestroyCq(ibv_cq* cq) noexcept {
   if (Real().destroy_cq == nullptr) return ENOSYS;
   DeferForgetCq(cq);
-  return Real().destroy_cq(cq);
+  const bool unwrapped = E().deferring && ForgetCqEx(cq);
+  const int rc = Real().destroy_cq(cq);
+  // Refused: the CQ lives on with the provider's polls, which the shim's
+  // completions do not reach.
+  if (rc != 0 && unwrapped) DeferNoteExtendedCq(cq);
+  return rc;
 }
 
 int GetCqEvent(ibv_comp_channel* channel, ibv_cq** cq,

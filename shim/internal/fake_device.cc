@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "emulate/tsc.h"
+#include "shim/internal/fake_cq.h"
 #include "shim/internal/fake_objects.h"
 #include "shim/internal/fake_qp_ex.h"
 
@@ -128,6 +129,7 @@ int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     return EOPNOTSUPP;
   }
   if (!StampPost(q->ctx->owner, tsc)) return 0;
+  FakeProviderChores(q->ctx->owner->faults);
   EnterPostPath(q->ctx);
   int rc = 0;
   {
@@ -153,36 +155,6 @@ int FakePostSrqRecv(ibv_srq* srq, ibv_recv_wr*, ibv_recv_wr**) {
   return 0;
 }
 
-int FakePollCq(ibv_cq* cq, int n, ibv_wc* wc) {
-  FakeDevice* d = Dev(cq->context);
-  if (d->null_ops.load(std::memory_order_relaxed)) return 0;
-  d->poll_calls.fetch_add(1, std::memory_order_relaxed);
-  if (d->faults.Roll(FakeFault::kSlowPoll)) {
-    const auto end =
-        std::chrono::steady_clock::now() + std::chrono::microseconds(20);
-    while (std::chrono::steady_clock::now() < end) {
-    }
-  }
-  FakeCq* f = reinterpret_cast<FakeCq*>(cq);
-  std::lock_guard<std::mutex> lock(f->mu);
-  int i = 0;
-  const uint64_t now = f->entries.empty() || f->entries.front().ready_tsc == 0
-                           ? 0
-                           : emulate::ReadTsc();
-  for (; i < n && !f->entries.empty() && f->entries.front().ready_tsc <= now;
-       ++i) {
-    const FakeCqe& e = f->entries.front();
-    wc[i] = e.wc;
-    // The provider's send queue is freed up to a send completion once it
-    // is polled (mlx5 advances its tail in poll_cq).
-    if (e.qp != nullptr && e.sq_index > e.qp->sq_tail.load()) {
-      e.qp->sq_tail.store(e.sq_index);
-    }
-    f->entries.pop_front();
-  }
-  return i;
-}
-
 int FakeReqNotifyCq(ibv_cq* cq, int) {
   Dev(cq->context)->notify_calls.fetch_add(1);
   FakeArm(reinterpret_cast<FakeCq*>(cq));
@@ -193,6 +165,7 @@ int FakeReqNotifyCq(ibv_cq* cq, int) {
 ibv_qp* MakeQp(FakeContext* fc, ibv_pd* pd, ibv_cq* send_cq, ibv_cq* recv_cq,
                ibv_qp_type type, bool sig_all, bool ex, const ibv_qp_cap& cap) {
   FakeDevice* d = fc->owner;
+  FakeProviderChores(d->faults);
   auto q = std::make_unique<FakeQp>();
   std::memset(static_cast<void*>(&q->qpx), 0, sizeof(q->qpx));
   q->ctx = fc;
@@ -354,6 +327,7 @@ ibv_qp* FakeEfadvCreateDriverQp(ibv_pd* pd, ibv_qp_init_attr* a, uint32_t) {
 
 int FakeModifyQp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   FakeQp* q = Qp(qp);
+  FakeProviderChores(q->ctx->owner->faults);
   if ((mask & IBV_QP_STATE) != 0) {
     qp->state = attr->qp_state;
     ApplyFakePersonality(q, attr->qp_state);
@@ -378,6 +352,7 @@ int FakeCmdDestroyQp(ibv_qp* qp) {
   FakeQp* q = Qp(qp);
   if (q->destroyed) return EINVAL;
   FakeDevice* d = q->ctx->owner;
+  FakeProviderChores(d->faults);
   if (d->on_destroy_qp) d->on_destroy_qp(qp);
   if (d->fail_destroy_qp.load()) return EBUSY;
   q->destroyed = true;
@@ -406,6 +381,7 @@ ibv_cq* FakeCreateCq(ibv_context* c, int, void* cq_context,
 }
 
 int FakeDestroyCq(ibv_cq* cq) {
+  if (Dev(cq->context)->fail_destroy_cq.load()) return EBUSY;
   Dev(cq->context)->live_cqs.fetch_sub(1);
   return 0;
 }

@@ -75,11 +75,18 @@ struct FakeCqe {
 };
 
 struct FakeCq {
-  ibv_cq cq;  // first
+  union {  // first; an extended CQ (fake_cq.h) begins as an ibv_cq
+    ibv_cq cq;
+    ibv_cq_ex cqx;
+  };
   std::mutex mu;
   std::deque<FakeCqe> entries;
   uint64_t wire_free_at = 0;  // under mu: when the fake wire is free again
   bool armed = false;         // under mu: ibv_req_notify_cq (fake_faults.h)
+  // Extended CQs: the completion the reads return (the polling thread's),
+  // and the polls started (a completion returned) and not yet ended.
+  ibv_wc current{};
+  std::atomic<int> ex_polls{0};
 };
 
 struct FakeWr {
@@ -160,6 +167,8 @@ class FakeDevice {
   std::atomic<bool> fail_complete{false};
   // destroy_qp refuses (EBUSY), as a provider does for a QP still in use.
   std::atomic<bool> fail_destroy_qp{false};
+  // destroy_cq refuses (EBUSY), as for a CQ that QPs still use.
+  std::atomic<bool> fail_destroy_cq{false};
   // Runs inside destroy_qp, before the QP goes (tests look at the shim then).
   std::function<void(ibv_qp*)> on_destroy_qp;
   std::atomic<bool> record_posts{true};
@@ -179,6 +188,9 @@ class FakeDevice {
   // post_recv completes each WR at once on the QP's receive CQ, a
   // successful IBV_WC_RECV (the receive side's completions, for tests).
   std::atomic<bool> complete_recvs{false};
+  // ibv_create_cq_ex makes extended CQs (fake_cq.h); otherwise it
+  // fails with EOPNOTSUPP.
+  std::atomic<bool> extended_cqs{false};
   Personality personality = Personality::kPlain;
   uint8_t active_speed = 32;  // EDR
   uint8_t active_width = 2;   // 4x -> 100 Gbit/s

@@ -1,9 +1,15 @@
 #include "shim/internal/fake_faults.h"
 
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "shim/internal/fake_device.h"
@@ -71,6 +77,24 @@ int FakePostFault(FakeQp* q) {
   if (faults.Roll(FakeFault::kPostEagain)) return EAGAIN;
   if (faults.Roll(FakeFault::kPostEinval)) return EINVAL;
   return 0;
+}
+
+void FakeProviderChores(FakeFaults& faults) {
+  if (faults.Roll(FakeFault::kThreadInCall)) {
+    std::atomic<int> ran{0};
+    try {
+      std::thread([&ran] { ran.store(1); }).join();
+    } catch (const std::system_error&) {
+      // No thread to be had: the provider goes on without it.
+    }
+  }
+  if (faults.Roll(FakeFault::kForkInCall)) {
+    const pid_t pid = fork();
+    if (pid == 0) _exit(0);
+    int status = 0;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
 }
 
 void FakeArm(FakeCq* f) {

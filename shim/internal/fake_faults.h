@@ -2,7 +2,8 @@
 // own probability, drawn from one seed, so that a test can show the shim
 // survives what a real provider and network do to an application (its
 // posts refused, its WRs completing in error, its QPs going to ERR under
-// it, slow polls). The faults are one table: a row per fault, its name,
+// it, slow polls, a provider that starts threads or forks inside its
+// calls). The faults are one table: a row per fault, its name,
 // and what it does.
 //
 // Also the fake's completion channel (ibv_req_notify_cq arms a CQ; its next
@@ -35,7 +36,15 @@ namespace verbsemu::shim::internal {
   X(kAsyncErr, "async_err",                                                  \
     "the QP moves to ERR before the WR, as on a broken link: it and later "  \
     "WRs complete with IBV_WC_WR_FLUSH_ERR")                                 \
-  X(kSlowPoll, "slow_poll", "ibv_poll_cq spins 20 us before it looks")
+  X(kSlowPoll, "slow_poll", "ibv_poll_cq spins 20 us before it looks")       \
+  X(kThreadInCall, "thread_in_call",                                         \
+    "the provider starts a thread inside the call (ibv_post_send, "          \
+    "ibv_wr_complete, QP create, modify, destroy) and joins it before it "   \
+    "returns, as providers with helper threads do")                          \
+  X(kForkInCall, "fork_in_call",                                             \
+    "the provider forks inside the call (the same calls); the child exits "  \
+    "at once and the parent reaps it, as an MPI library starting a helper "  \
+    "does")
 
 enum class FakeFault : uint8_t {
 #define VERBSEMU_FAULT_ENUM(e, name, what) e,
@@ -82,6 +91,9 @@ struct FakeCq;
 ibv_wc_status FakeWrStatus(FakeQp* q);
 // ibv_post_send's fault for a WR: 0, or the errno it refuses it with.
 int FakePostFault(FakeQp* q);
+// What the provider does on entering a call besides its work: maybe a
+// thread (kThreadInCall), maybe a fork (kForkInCall).
+void FakeProviderChores(FakeFaults& faults);
 // Completion channel: arming, a completion's event, and the wait for one
 // (up to 5 s, then -1).
 void FakeArm(FakeCq* f);

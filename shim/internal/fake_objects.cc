@@ -2,8 +2,6 @@
 // address handles, each kept alive by the device and counted live.
 #include "shim/internal/fake_objects.h"
 
-#include <errno.h>
-
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -81,12 +79,6 @@ ibv_ah* FakeCreateAh(ibv_pd* pd, ibv_ah_attr*) {
 int FakeDestroyAh(ibv_ah* ah) {
   FakeOwner(ah->context)->live_ahs.fetch_sub(1);
   return 0;
-}
-
-ibv_cq_ex* FakeCreateCqEx(ibv_context* c, ibv_cq_init_attr_ex*) {
-  FakeOwner(c)->create_cq_ex_calls.fetch_add(1);
-  errno = EOPNOTSUPP;
-  return nullptr;
 }
 
 int FakeQueryPortEx(ibv_context* c, uint8_t, ibv_port_attr* attr, size_t) {

@@ -24,8 +24,6 @@ ibv_mr* FakeRegMr(ibv_pd* pd, void* addr, size_t len, int access);
 int FakeDeregMr(ibv_mr* mr);
 ibv_ah* FakeCreateAh(ibv_pd* pd, ibv_ah_attr* attr);
 int FakeDestroyAh(ibv_ah* ah);
-// The fake has no extended CQs (EOPNOTSUPP, counted).
-ibv_cq_ex* FakeCreateCqEx(ibv_context* c, ibv_cq_init_attr_ex* attr);
 // A port as the device's knobs describe it.
 int FakeQueryPortEx(ibv_context* c, uint8_t port, ibv_port_attr* attr,
                     size_t size);

@@ -130,6 +130,7 @@ int FakeWrComplete(ibv_qp_ex* qpx) {
   const uint64_t tsc = emulate::ReadTsc();
   FakeDevice* d = Dev(qpx);
   if (!StampPost(d, tsc)) return 0;
+  FakeProviderChores(d->faults);
   int rc = 0;
   if (!Qp(qpx)->in_batch) {
     d->calls_outside_batch.fetch_add(1);

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "shim/internal/cq_ex_poll.h"
 #include "shim/internal/data_path.h"
 #include "shim/internal/defer.h"
 #include "shim/internal/device_traffic.h"
@@ -94,7 +95,10 @@ ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
       CreateThroughProvider<&ContextState::create_cq_ex>(context, attr);
   if (cq != nullptr) {
     E().contexts.Find(context)->cqs.Add(1);
-    DeferNoteExtendedCq(ibv_cq_ex_to_cq(cq));
+    // Defer mode: its polls see the shim's own completions too.
+    if (!E().deferring || !WrapCqEx(cq)) {
+      DeferNoteExtendedCq(ibv_cq_ex_to_cq(cq));
+    }
   }
   return cq;
 }

@@ -191,6 +191,16 @@ inline int Post(ibv_qp* qp, Chain& chain) {
   return ibv_post_send(qp, chain.head(), &bad);
 }
 
+// Posts `n` signaled WRs, wr_ids `first`.., one post each.
+inline void PostSignaled(ibv_qp* qp, uint64_t first, int n) {
+  for (int i = 0; i < n; ++i) {
+    Chain ch(1, 64);
+    ch.wrs[0].wr_id = first + static_cast<uint64_t>(i);
+    ch.wrs[0].send_flags = IBV_SEND_SIGNALED;
+    ASSERT_EQ(Post(qp, ch), 0);
+  }
+}
+
 inline ShimTest::Res ShimTest::QpAfterOnePost(FakeDevice& d, uint32_t bytes) {
   Res r = MakeQp(d, false);
   Chain ch(1, bytes);
