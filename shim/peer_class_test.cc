@@ -6,10 +6,12 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "emulate/tsc.h"
 #include "shim/internal/cm_peer.h"
@@ -27,7 +29,8 @@ class PeerClassTest : public ShimTest {
  protected:
   // Settings from the environment the launcher would give, with the file
   // written to this test's own temporary directory.
-  Settings FromEnv(const std::string& topology, const char* latency) {
+  Settings FromEnv(const std::string& topology, const char* latency,
+                   const char* mode = nullptr) {
     const char* dir = std::getenv("TEST_TMPDIR");
     path_ = std::string(dir != nullptr ? dir : "/tmp") + "/" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
@@ -38,6 +41,7 @@ class PeerClassTest : public ShimTest {
           const std::string n = name;
           if (n == "VERBSEMU_TOPOLOGY") return path_.c_str();
           if (n == "VERBSEMU_LATENCY") return latency;
+          if (n == "VERBSEMU_LATENCY_MODE") return mode;
           if (n == "VERBSEMU_REPORT") return "stderr";
           return nullptr;
         });
@@ -308,6 +312,126 @@ TEST(CmPeer, IpAddressesAreGidsAsRoceWritesThem) {
   other.sa_family = AF_UNIX;
   EXPECT_FALSE(GidOfSockaddr(&other));
   EXPECT_FALSE(GidOfSockaddr(nullptr));
+}
+
+// Defer mode, a UD QP with a near (1 us) and a far (50 ms) class: each
+// destination's posts keep their order, not the QP's.
+class UdOrderTest : public PeerClassTest {
+ protected:
+  void SetUp() override {
+    PeerClassTest::SetUp();
+    Configure(FromEnv(
+        "class near latency=1us\nclass far latency=50ms\n"
+        "route * 10.0.2.0/24 near\nroute * 10.0.4.0/24 far\n",
+        "1us", "defer"));
+  }
+  // A UD QP of `r`'s device and CQ (every WR signaled: `sig_all`).
+  static ibv_qp* UdQp(const Res& r, bool sig_all) {
+    ibv_qp_init_attr init{};
+    init.send_cq = r.cq;
+    init.recv_cq = r.cq;
+    init.qp_type = IBV_QPT_UD;
+    init.sq_sig_all = sig_all ? 1 : 0;
+    init.cap.max_send_wr = 64;
+    init.cap.max_send_sge = 1;
+    ibv_qp* ud = CreateQp(r.pd, &init);
+    EXPECT_NE(ud, nullptr);
+    return ud;
+  }
+  // Posts one WR `wr_id` to `ah`.
+  static void PostTo(ibv_qp* ud, ibv_ah* ah, uint64_t wr_id, bool signaled) {
+    Chain ch(1, 64, IBV_WR_SEND);
+    ch.wrs[0].wr_id = wr_id;
+    ch.wrs[0].wr.ud.ah = ah;
+    ch.wrs[0].wr.ud.remote_qpn = 5;
+    ch.wrs[0].send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+    EXPECT_EQ(Post(ud, ch), 0);
+  }
+  // The wr_ids the device saw, in its order.
+  static std::vector<uint64_t> DeviceOrder(FakeDevice& d) {
+    std::vector<uint64_t> ids;
+    for (const PostRecord& p : d.Posts()) ids.push_back(p.wr_id);
+    return ids;
+  }
+  // Polls `cq` one completion at a time until `want` were polled (or 5 s
+  // passed); their wr_ids in the order polled. `*early`: how many were
+  // polled while the device had seen fewer than `posts` posts.
+  static std::vector<uint64_t> PollIds(FakeDevice& d, ibv_cq* cq, size_t want,
+                                       size_t posts, size_t* early) {
+    std::vector<uint64_t> ids;
+    const auto end =
+        std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    *early = 0;
+    while (ids.size() < want && std::chrono::steady_clock::now() < end) {
+      ibv_wc wc{};
+      if (ibv_poll_cq(cq, 1, &wc) != 1) continue;
+      ids.push_back(wc.wr_id);
+      if (d.Posts().size() < posts) ++*early;
+    }
+    return ids;
+  }
+};
+
+// Declared after a test's FakeDevice, so it goes first: the progress thread
+// stops before the device it posts to is freed.
+struct StopEngineFirst {
+  ~StopEngineFirst() { ResetForTesting(); }
+};
+
+TEST_F(UdOrderTest, ANearWrLeavesBeforeAFarOneAndCompletesAfterIt) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* ud = UdQp(r, /*sig_all=*/false);
+  ibv_ah* near = AhTo(r, 2);
+  ibv_ah* far = AhTo(r, 4);
+  PostTo(ud, far, 1, true);
+  PostTo(ud, near, 2, true);
+  PostTo(ud, near, 3, true);
+  size_t early = 0;
+  const std::vector<uint64_t> polled = PollIds(d, r.cq, 3, 3, &early);
+  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{2, 3, 1}));
+  EXPECT_EQ(polled, (std::vector<uint64_t>{1, 2, 3}));
+  // The near WRs' completions waited for the far one's.
+  EXPECT_EQ(early, 0u);
+  EXPECT_EQ(DestroyAh(near), 0);
+  EXPECT_EQ(DestroyAh(far), 0);
+  EXPECT_EQ(DestroyQp(ud), 0);
+}
+
+// An unsignaled WR is never passed: nothing would tell the shim it
+// completed before the WRs that passed it.
+TEST_F(UdOrderTest, AnUnsignaledFarWrIsNotPassed) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* ud = UdQp(r, /*sig_all=*/false);
+  ibv_ah* near = AhTo(r, 2);
+  ibv_ah* far = AhTo(r, 4);
+  PostTo(ud, far, 1, false);
+  PostTo(ud, near, 2, true);
+  size_t early = 0;
+  const std::vector<uint64_t> polled = PollIds(d, r.cq, 1, 2, &early);
+  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(polled, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(early, 0u);
+  EXPECT_EQ(DestroyAh(near), 0);
+  EXPECT_EQ(DestroyAh(far), 0);
+  EXPECT_EQ(DestroyQp(ud), 0);
+}
+
+// A connected QP has one destination: its posts leave in post order.
+TEST_F(UdOrderTest, AnRcQpKeepsPostOrder) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* qp = QpTo(r, 4, 9);  // far
+  Chain ch(3, 64);
+  for (int i = 0; i < 3; ++i) ch.wrs[i].send_flags = IBV_SEND_SIGNALED;
+  EXPECT_EQ(Post(qp, ch), 0);
+  ASSERT_TRUE(PollUntilPosts(d, r.cq, 3, std::chrono::seconds(5)));
+  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{100, 101, 102}));
+  EXPECT_EQ(DestroyQp(qp), 0);
 }
 
 TEST_F(PeerClassTest, ABadClassLatencyNamesItsLine) {
