@@ -159,6 +159,30 @@ TEST_F(PeerClassTest, MatchesTheLocalPortToo) {
   EXPECT_EQ(DestroyQp(qp), 0);
 }
 
+// The mlx5 personality (no post before RTS): each connected QP takes its
+// class at RTR all the same.
+TEST_F(PeerClassTest, EachPeerWaitsItsClassLatencyOnMlx5) {
+  ConfigureNearClass();
+  FakeDevice d("mlx5_0");
+  d.personality = Personality::kMlx5;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  auto at_rts = [&](uint8_t third) {
+    ibv_qp* qp = QpTo(r, third, 5);
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_RTS;
+    EXPECT_EQ(ModifyQp(qp, &a, IBV_QP_STATE), 0);
+    return qp;
+  };
+  ibv_qp* near = at_rts(2);
+  ibv_qp* other = at_rts(4);
+  EXPECT_GE(ShortestPostNs(d, near, 10), 40e3 * 0.99);
+  const double other_ns = ShortestPostNs(d, other, 10);
+  EXPECT_GE(other_ns, 5e3 * 0.99);
+  EXPECT_LT(other_ns, 40e3);
+  EXPECT_EQ(DestroyQp(near), 0);
+  EXPECT_EQ(DestroyQp(other), 0);
+}
+
 TEST_F(PeerClassTest, AUdPostWaitsItsAddressHandlesClass) {
   ConfigureNearClass();
   FakeDevice d("fake0");
@@ -314,6 +338,12 @@ TEST(CmPeer, IpAddressesAreGidsAsRoceWritesThem) {
   EXPECT_FALSE(GidOfSockaddr(nullptr));
 }
 
+// Declared after a test's FakeDevice, so it goes first: the progress thread
+// stops before the device it posts to is freed.
+struct StopEngineFirst {
+  ~StopEngineFirst() { ResetForTesting(); }
+};
+
 // Defer mode, a UD QP with a near (1 us) and a far (50 ms) class: each
 // destination's posts keep their order, not the QP's.
 class UdOrderTest : public PeerClassTest {
@@ -370,54 +400,51 @@ class UdOrderTest : public PeerClassTest {
     }
     return ids;
   }
+  struct Outcome {
+    std::vector<uint64_t> device;  // wr_ids in the device's order
+    std::vector<uint64_t> polled;  // in the application's
+    size_t early = 0;  // polled before the device had every post
+  };
+  // On a UD QP: WR 1 to the far class (signaled or not), then `near` WRs
+  // 2, 3, ... to the near one, signaled; polls every signaled WR's
+  // completion.
+  Outcome FarThenNear(bool far_signaled, int near) {
+    FakeDevice d("fake0");
+    StopEngineFirst stop;
+    Res r = MakeQp(d, false, /*connect=*/false);
+    ibv_qp* ud = UdQp(r, /*sig_all=*/false);
+    ibv_ah* near_ah = AhTo(r, 2);
+    ibv_ah* far_ah = AhTo(r, 4);
+    PostTo(ud, far_ah, 1, far_signaled);
+    for (int i = 0; i < near; ++i) PostTo(ud, near_ah, 2 + i, true);
+    const size_t posts = 1 + static_cast<size_t>(near);
+    Outcome o;
+    o.polled = PollIds(d, r.cq, posts - (far_signaled ? 0 : 1), posts,
+                       &o.early);
+    o.device = DeviceOrder(d);
+    EXPECT_EQ(DestroyAh(near_ah), 0);
+    EXPECT_EQ(DestroyAh(far_ah), 0);
+    EXPECT_EQ(DestroyQp(ud), 0);
+    return o;
+  }
 };
 
-// Declared after a test's FakeDevice, so it goes first: the progress thread
-// stops before the device it posts to is freed.
-struct StopEngineFirst {
-  ~StopEngineFirst() { ResetForTesting(); }
-};
 
 TEST_F(UdOrderTest, ANearWrLeavesBeforeAFarOneAndCompletesAfterIt) {
-  FakeDevice d("fake0");
-  StopEngineFirst stop;
-  Res r = MakeQp(d, false, /*connect=*/false);
-  ibv_qp* ud = UdQp(r, /*sig_all=*/false);
-  ibv_ah* near = AhTo(r, 2);
-  ibv_ah* far = AhTo(r, 4);
-  PostTo(ud, far, 1, true);
-  PostTo(ud, near, 2, true);
-  PostTo(ud, near, 3, true);
-  size_t early = 0;
-  const std::vector<uint64_t> polled = PollIds(d, r.cq, 3, 3, &early);
-  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{2, 3, 1}));
-  EXPECT_EQ(polled, (std::vector<uint64_t>{1, 2, 3}));
+  const Outcome o = FarThenNear(/*far_signaled=*/true, 2);
+  EXPECT_EQ(o.device, (std::vector<uint64_t>{2, 3, 1}));
+  EXPECT_EQ(o.polled, (std::vector<uint64_t>{1, 2, 3}));
   // The near WRs' completions waited for the far one's.
-  EXPECT_EQ(early, 0u);
-  EXPECT_EQ(DestroyAh(near), 0);
-  EXPECT_EQ(DestroyAh(far), 0);
-  EXPECT_EQ(DestroyQp(ud), 0);
+  EXPECT_EQ(o.early, 0u);
 }
 
 // An unsignaled WR is never passed: nothing would tell the shim it
 // completed before the WRs that passed it.
 TEST_F(UdOrderTest, AnUnsignaledFarWrIsNotPassed) {
-  FakeDevice d("fake0");
-  StopEngineFirst stop;
-  Res r = MakeQp(d, false, /*connect=*/false);
-  ibv_qp* ud = UdQp(r, /*sig_all=*/false);
-  ibv_ah* near = AhTo(r, 2);
-  ibv_ah* far = AhTo(r, 4);
-  PostTo(ud, far, 1, false);
-  PostTo(ud, near, 2, true);
-  size_t early = 0;
-  const std::vector<uint64_t> polled = PollIds(d, r.cq, 1, 2, &early);
-  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{1, 2}));
-  EXPECT_EQ(polled, (std::vector<uint64_t>{2}));
-  EXPECT_EQ(early, 0u);
-  EXPECT_EQ(DestroyAh(near), 0);
-  EXPECT_EQ(DestroyAh(far), 0);
-  EXPECT_EQ(DestroyQp(ud), 0);
+  const Outcome o = FarThenNear(/*far_signaled=*/false, 1);
+  EXPECT_EQ(o.device, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(o.polled, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(o.early, 0u);
 }
 
 // A connected QP has one destination: its posts leave in post order.

@@ -250,10 +250,6 @@ void NoteUnseenRts(const QpState* q, DeferQueue& d) {
   if (s >= IBV_QPS_RTS && s != IBV_QPS_UNKNOWN) d.limits.reached_rts = true;
 }
 
-}  // namespace
-
-namespace {
-
 // Per-destination order: each held post due by `now` goes, in post order,
 // passing the ones not yet due that may be passed. Caller holds d.mu.
 size_t DrainLanesLocked(QpState* q, DeferQueue& d, uint64_t now) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "shim/internal/defer_synth.h"
@@ -22,125 +23,106 @@ ibv_wc Wc(uint64_t wr_id, ibv_wc_status status = IBV_WC_SUCCESS) {
   return wc;
 }
 
-std::vector<uint64_t> Out(SyntheticCompletions& out) {
-  std::vector<uint64_t> ids;
-  ibv_wc wc[16];
-  const int n = out.Take(kCq, 16, wc);
-  for (int i = 0; i < n; ++i) ids.push_back(wc[i].wr_id);
-  return ids;
+// One QP's order, its completions going to `out_`.
+class CompletionOrderTest : public ::testing::Test {
+ protected:
+  // What went out since the last look, wr_ids in order.
+  std::vector<uint64_t> Out() {
+    std::vector<uint64_t> ids;
+    ibv_wc wc[16];
+    const int n = out_.Take(kCq, 16, wc);
+    for (int i = 0; i < n; ++i) ids.push_back(wc[i].wr_id);
+    return ids;
+  }
+  // Posts `n` WRs, one a post, every one signaled.
+  void PostSignaled(int n) {
+    const uint32_t one = 1;
+    for (int i = 0; i < n; ++i) o_.Posted(&one, 1, 1);
+  }
+  // WRs `seqs`, each handed over whole, in that order.
+  void HandOver(std::initializer_list<uint64_t> seqs) {
+    for (const uint64_t seq : seqs) {
+      o_.Offer(seq, 1);
+      o_.Took(1);
+    }
+  }
+  SyntheticCompletions out_;
+  CompletionOrder o_{kCq, &out_};
+};
+
+TEST_F(CompletionOrderTest, AWrThatPassedWaitsForTheOneItPassed) {
+  PostSignaled(2);
+  HandOver({1});
+  o_.Polled(Wc(11));
+  EXPECT_TRUE(Out().empty());
+  HandOver({0});
+  o_.Polled(Wc(10));
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{10, 11}));
+  EXPECT_EQ(o_.Tracked(), 0u);
 }
 
-// Posts `n` WRs, one a post, every one signaled; returns the first's seq.
-uint64_t PostSignaled(CompletionOrder& o, int n) {
-  const uint32_t one = 1;
-  const uint64_t first = o.Posted(&one, 1, 1);
-  for (int i = 1; i < n; ++i) o.Posted(&one, 1, 1);
-  return first;
-}
-
-void HandOver(CompletionOrder& o, uint64_t seq) {
-  o.Offer(seq, 1);
-  o.Took(1);
-}
-
-TEST(CompletionOrder, AWrThatPassedWaitsForTheOneItPassed) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 2);
-  HandOver(o, 1);
-  o.Polled(Wc(11));
-  EXPECT_TRUE(Out(out).empty());
-  HandOver(o, 0);
-  o.Polled(Wc(10));
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{10, 11}));
-  EXPECT_EQ(o.Tracked(), 0u);
-}
-
-TEST(CompletionOrder, InOrderCompletionsGoAtOnce) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 2);
-  HandOver(o, 0);
-  HandOver(o, 1);
-  o.Polled(Wc(10));
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{10}));
-  o.Polled(Wc(11));
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{11}));
+TEST_F(CompletionOrderTest, InOrderCompletionsGoAtOnce) {
+  PostSignaled(2);
+  HandOver({0, 1});
+  o_.Polled(Wc(10));
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{10}));
+  o_.Polled(Wc(11));
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{11}));
 }
 
 // A WR the provider did not take keeps no place: the next completion is
 // matched to the WR handed over after it.
-TEST(CompletionOrder, AWrNotTakenIsOfferedAgain) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 2);
-  o.Offer(1, 1);
-  o.Took(0);
-  HandOver(o, 0);
-  HandOver(o, 1);
-  o.Polled(Wc(10));
-  o.Polled(Wc(11));
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{10, 11}));
+TEST_F(CompletionOrderTest, AWrNotTakenIsOfferedAgain) {
+  PostSignaled(2);
+  o_.Offer(1, 1);
+  o_.Took(0);
+  HandOver({0, 1});
+  o_.Polled(Wc(10));
+  o_.Polled(Wc(11));
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{10, 11}));
 }
 
-// A WR the shim completed itself (refused, flushed) goes out in its place.
-TEST(CompletionOrder, ASettledWrHoldsNothingBack) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 2);
-  HandOver(o, 1);
-  o.Polled(Wc(11));
-  EXPECT_TRUE(Out(out).empty());
+// A WR the shim completed itself (refused, flushed) goes out in its place;
+// one it dropped holds nothing back.
+TEST_F(CompletionOrderTest, WrsTheShimCompletedGoOutInTheirPlace) {
+  PostSignaled(3);
+  HandOver({2});
+  o_.Polled(Wc(12));
   const ibv_wc refused = Wc(10, IBV_WC_LOC_QP_OP_ERR);
-  o.Completed(0, &refused);
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{10, 11}));
-  EXPECT_EQ(o.Tracked(), 0u);
+  o_.Completed(0, &refused);
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{10}));
+  o_.Completed(1, nullptr);
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{12}));
+  EXPECT_EQ(o_.Tracked(), 0u);
 }
 
-TEST(CompletionOrder, AnErrorReleasesEverythingHeldBeforeIt) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 3);
-  HandOver(o, 1);
-  HandOver(o, 2);
-  o.Polled(Wc(11));
-  o.Polled(Wc(12, IBV_WC_WR_FLUSH_ERR));
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{11, 12}));
-  EXPECT_EQ(o.Tracked(), 0u);
+TEST_F(CompletionOrderTest, AnErrorReleasesEverythingHeldBeforeIt) {
+  PostSignaled(3);
+  HandOver({1, 2});
+  o_.Polled(Wc(11));
+  o_.Polled(Wc(12, IBV_WC_WR_FLUSH_ERR));
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{11, 12}));
+  EXPECT_EQ(o_.Tracked(), 0u);
 }
 
 // An unsignaled WR completes with the next signaled one handed after it.
-TEST(CompletionOrder, AnUnsignaledWrCompletesWithALaterSignaledOne) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
+TEST_F(CompletionOrderTest, AnUnsignaledWrCompletesWithALaterSignaledOne) {
   const uint32_t second = 2;
-  o.Posted(&second, 1, 2);  // WR 0 unsignaled, WR 1 signaled
-  o.Offer(0, 2);
-  o.Took(2);
-  o.Polled(Wc(11));
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{11}));
-  EXPECT_EQ(o.Tracked(), 0u);
+  o_.Posted(&second, 1, 2);  // WR 0 unsignaled, WR 1 signaled
+  o_.Offer(0, 2);
+  o_.Took(2);
+  o_.Polled(Wc(11));
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{11}));
+  EXPECT_EQ(o_.Tracked(), 0u);
 }
 
-TEST(CompletionOrder, ADroppedWrHoldsNothingBack) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 2);
-  HandOver(o, 1);
-  o.Polled(Wc(11));
-  o.Completed(0, nullptr);
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{11}));
-}
-
-TEST(CompletionOrder, ClearForgetsWhatTheProviderDropped) {
-  SyntheticCompletions out;
-  CompletionOrder o(kCq, &out);
-  PostSignaled(o, 2);
-  HandOver(o, 1);
-  o.Clear();
-  EXPECT_EQ(o.Tracked(), 0u);
-  o.Polled(Wc(7));  // not one it knows: as it came
-  EXPECT_EQ(Out(out), (std::vector<uint64_t>{7}));
+TEST_F(CompletionOrderTest, ClearForgetsWhatTheProviderDropped) {
+  PostSignaled(2);
+  HandOver({1});
+  o_.Clear();
+  EXPECT_EQ(o_.Tracked(), 0u);
+  o_.Polled(Wc(7));  // not one it knows: as it came
+  EXPECT_EQ(Out(), (std::vector<uint64_t>{7}));
 }
 
 }  // namespace
