@@ -350,10 +350,10 @@ class UdOrderTest : public PeerClassTest {
  protected:
   void SetUp() override {
     PeerClassTest::SetUp();
-    Configure(FromEnv(
-        "class near latency=1us\nclass far latency=50ms\n"
-        "route * 10.0.2.0/24 near\nroute * 10.0.4.0/24 far\n",
-        "1us", "defer"));
+    Configure(
+        FromEnv("class near latency=1us\nclass far latency=50ms\n"
+                "route * 10.0.2.0/24 near\nroute * 10.0.4.0/24 far\n",
+                "1us", "defer"));
   }
   // A UD QP of `r`'s device and CQ (every WR signaled: `sig_all`).
   static ibv_qp* UdQp(const Res& r, bool sig_all) {
@@ -389,8 +389,7 @@ class UdOrderTest : public PeerClassTest {
   static std::vector<uint64_t> PollIds(FakeDevice& d, ibv_cq* cq, size_t want,
                                        size_t posts, size_t* early) {
     std::vector<uint64_t> ids;
-    const auto end =
-        std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     *early = 0;
     while (ids.size() < want && std::chrono::steady_clock::now() < end) {
       ibv_wc wc{};
@@ -403,7 +402,7 @@ class UdOrderTest : public PeerClassTest {
   struct Outcome {
     std::vector<uint64_t> device;  // wr_ids in the device's order
     std::vector<uint64_t> polled;  // in the application's
-    size_t early = 0;  // polled before the device had every post
+    size_t early = 0;              // polled before the device had every post
   };
   // On a UD QP: WR 1 to the far class (signaled or not), then `near` WRs
   // 2, 3, ... to the near one, signaled; polls every signaled WR's
@@ -419,8 +418,8 @@ class UdOrderTest : public PeerClassTest {
     for (int i = 0; i < near; ++i) PostTo(ud, near_ah, 2 + i, true);
     const size_t posts = 1 + static_cast<size_t>(near);
     Outcome o;
-    o.polled = PollIds(d, r.cq, posts - (far_signaled ? 0 : 1), posts,
-                       &o.early);
+    o.polled =
+        PollIds(d, r.cq, posts - (far_signaled ? 0 : 1), posts, &o.early);
     o.device = DeviceOrder(d);
     EXPECT_EQ(DestroyAh(near_ah), 0);
     EXPECT_EQ(DestroyAh(far_ah), 0);
@@ -428,7 +427,6 @@ class UdOrderTest : public PeerClassTest {
     return o;
   }
 };
-
 
 TEST_F(UdOrderTest, ANearWrLeavesBeforeAFarOneAndCompletesAfterIt) {
   const Outcome o = FarThenNear(/*far_signaled=*/true, 2);

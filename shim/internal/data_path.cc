@@ -110,8 +110,7 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 // is then refused whole, ENOMEM at its first WR, as a full send queue is
 // (nothing of it was queued: the copy is made before the queue takes it).
 int DeferPostSendNoThrow(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                         uint64_t t0, uint64_t due,
-                         const void* lane) noexcept {
+                         uint64_t t0, uint64_t due, const void* lane) noexcept {
   try {
     if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
     return DeferPostSend(q, wr, bad_wr, t0, due, lane);
@@ -368,8 +367,8 @@ int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   const int n = PollCq(cq, num_entries, wc);
   // Nothing polled and none of the shim's own completions pending (the
   // common case of an application polling an idle CQ): one relaxed load.
-  if (n == 0 && (list == nullptr || (list->synth.EmptyRelaxed() &&
-                                      list->sorted.EmptyRelaxed()))) {
+  if (n == 0 && (list == nullptr ||
+                 (list->synth.EmptyRelaxed() && list->sorted.EmptyRelaxed()))) {
     return 0;
   }
   return AfterPoll(list, cq, num_entries, wc, n, PollCq);

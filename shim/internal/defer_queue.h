@@ -92,6 +92,7 @@ struct DeferQueue {
   std::deque<std::unique_ptr<DeferredPost>> fifo;    // under mu
   std::vector<std::unique_ptr<DeferredPost>> spare;  // under mu
   uint64_t last_due = 0;  // under mu: posts leave in order
+  size_t held_wrs = 0;    // under mu
   // A UD QP under VERBSEMU_TOPOLOGY (defer_order.h): posts leave in order
   // per lane (the latency law of their destination), each lane's last due
   // (and a batch's, which every later post follows) under mu; and the
@@ -99,7 +100,6 @@ struct DeferQueue {
   std::unique_ptr<CompletionOrder> order;
   std::vector<std::pair<const void*, uint64_t>> lane_due;
   uint64_t lane_floor = 0;
-  size_t held_wrs = 0;    // under mu
   // What a post is checked against (defer_sq.h): the caps from the QP's
   // creation, its provider's rules, and its state (under mu).
   SqLimits limits;
