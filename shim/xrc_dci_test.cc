@@ -1,10 +1,10 @@
-// QPs without a connected address vector that mlx5 stacks make: an XRC_SEND
-// QP (libfabric's verbs provider with XRC, made by ibv_create_qp_ex) and a
-// DCI (UCX's dc transport, made by mlx5dv_create_qp as an IBV_QPT_DRIVER
-// QP with DC attributes; each WR names its destination). On the fake mlx5
-// personality: both are delayed by the latency, and pad mode, which cannot
-// pad them (the shim pads only RC and UC QPs, toward their address vector's
-// peer), paces them on the port's virtual link instead and says so once.
+// QPs of mlx5 stacks that the shim does not pad (it pads RC and UC QPs
+// only, toward their RTR address vector's peer): an XRC_SEND QP
+// (libfabric's verbs provider with XRC) and a DCI (UCX's dc transport, made
+// by mlx5dv_create_qp as an IBV_QPT_DRIVER QP with DC attributes, with no
+// address vector at RTR: each WR names its destination). On the fake mlx5
+// personality both are delayed by the latency, and pad mode paces them on
+// the port's virtual link instead and says so once.
 #include <gtest/gtest.h>
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
