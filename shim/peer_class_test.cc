@@ -15,6 +15,7 @@
 
 #include "emulate/tsc.h"
 #include "shim/internal/cm_peer.h"
+#include "shim/internal/defer.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/real_verbs.h"
@@ -443,6 +444,26 @@ TEST_F(UdOrderTest, AnUnsignaledFarWrIsNotPassed) {
   EXPECT_EQ(o.device, (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(o.polled, (std::vector<uint64_t>{2}));
   EXPECT_EQ(o.early, 0u);
+}
+
+// An extended CQ (ibv_start_poll) hides its completions from the shim, so
+// a UD QP sending to one keeps a single FIFO.
+TEST_F(UdOrderTest, AQpOnAnExtendedCqKeepsOneFifo) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  DeferNoteExtendedCq(r.cq);
+  ibv_qp* ud = UdQp(r, /*sig_all=*/false);
+  ibv_ah* near_ah = AhTo(r, 2);
+  ibv_ah* far_ah = AhTo(r, 4);
+  PostTo(ud, far_ah, 1, true);
+  PostTo(ud, near_ah, 2, true);
+  EXPECT_TRUE(PollUntilPosts(d, r.cq, 2, std::chrono::seconds(5)));
+  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(DestroyAh(near_ah), 0);
+  EXPECT_EQ(DestroyAh(far_ah), 0);
+  EXPECT_EQ(DestroyQp(ud), 0);
+  DeferForgetCq(r.cq);
 }
 
 // A connected QP has one destination: its posts leave in post order.

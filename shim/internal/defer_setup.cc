@@ -74,9 +74,12 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
   d->sig_all = sig_all;
   d->sq.set_depth(cap.max_send_wr);
   // Per-destination order needs to know which WRs will complete: a QP
-  // made here (its sq_sig_all known), not one adopted without its caps.
+  // made here (its sq_sig_all known), not one adopted without its caps;
+  // and to see its completions to return them in post order: not on an
+  // extended CQ, polled by ibv_start_poll, which the shim does not see.
+  const ibv_cq* send_cq = q->qp->send_cq;
   if (q->type == IBV_QPT_UD && e.settings.topology != nullptr &&
-      cap.max_send_wr != 0) {
+      cap.max_send_wr != 0 && send_cq != nullptr && !IsExtendedCq(send_cq)) {
     d->order = std::make_unique<CompletionOrder>(q->qp->send_cq, &c->sorted);
   }
   d->list = c;
