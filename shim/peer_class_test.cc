@@ -6,14 +6,17 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "emulate/tsc.h"
 #include "settings/knobs.h"
 #include "shim/internal/cm_peer.h"
+#include "shim/internal/defer.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/real_verbs.h"
@@ -27,7 +30,8 @@ class PeerClassTest : public ShimTest {
  protected:
   // Settings from the environment the launcher would give, with the file
   // written to this test's own temporary directory.
-  Settings FromEnv(const std::string& topology, const char* latency) {
+  Settings FromEnv(const std::string& topology, const char* latency,
+                   const char* mode = nullptr) {
     const char* dir = std::getenv("TEST_TMPDIR");
     path_ = std::string(dir != nullptr ? dir : "/tmp") + "/" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
@@ -38,6 +42,7 @@ class PeerClassTest : public ShimTest {
           const std::string n = name;
           if (n == "VERBSEMU_TOPOLOGY") return path_.c_str();
           if (n == "VERBSEMU_LATENCY") return latency;
+          if (n == "VERBSEMU_LATENCY_MODE") return mode;
           if (n == "VERBSEMU_REPORT") return "stderr";
           return nullptr;
         });
@@ -153,6 +158,30 @@ TEST_F(PeerClassTest, MatchesTheLocalPortToo) {
   ibv_qp* qp = QpTo(r, 2, 5);
   EXPECT_GE(ShortestPostNs(d, qp, 10), 30e3 * 0.99);
   EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+// The mlx5 personality (no post before RTS): each connected QP takes its
+// class at RTR all the same.
+TEST_F(PeerClassTest, EachPeerWaitsItsClassLatencyOnMlx5) {
+  ConfigureNearClass();
+  FakeDevice d("mlx5_0");
+  d.personality = Personality::kMlx5;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  auto at_rts = [&](uint8_t third) {
+    ibv_qp* qp = QpTo(r, third, 5);
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_RTS;
+    EXPECT_EQ(ModifyQp(qp, &a, IBV_QP_STATE), 0);
+    return qp;
+  };
+  ibv_qp* near = at_rts(2);
+  ibv_qp* other = at_rts(4);
+  EXPECT_GE(ShortestPostNs(d, near, 10), 40e3 * 0.99);
+  const double other_ns = ShortestPostNs(d, other, 10);
+  EXPECT_GE(other_ns, 5e3 * 0.99);
+  EXPECT_LT(other_ns, 40e3);
+  EXPECT_EQ(DestroyQp(near), 0);
+  EXPECT_EQ(DestroyQp(other), 0);
 }
 
 TEST_F(PeerClassTest, AUdPostWaitsItsAddressHandlesClass) {
@@ -308,6 +337,147 @@ TEST(CmPeer, IpAddressesAreGidsAsRoceWritesThem) {
   other.sa_family = AF_UNIX;
   EXPECT_FALSE(GidOfSockaddr(&other));
   EXPECT_FALSE(GidOfSockaddr(nullptr));
+}
+
+// Declared after a test's FakeDevice, so it goes first: the progress thread
+// stops before the device it posts to is freed.
+struct StopEngineFirst {
+  ~StopEngineFirst() { ResetForTesting(); }
+};
+
+// Defer mode, a UD QP with a near (1 us) and a far (50 ms) class: each
+// destination's posts keep their order, not the QP's.
+class UdOrderTest : public PeerClassTest {
+ protected:
+  void SetUp() override {
+    PeerClassTest::SetUp();
+    Configure(
+        FromEnv("class near latency=1us\nclass far latency=50ms\n"
+                "route * 10.0.2.0/24 near\nroute * 10.0.4.0/24 far\n",
+                "1us", "defer"));
+  }
+  // A UD QP of `r`'s device and CQ (every WR signaled: `sig_all`).
+  static ibv_qp* UdQp(const Res& r, bool sig_all) {
+    ibv_qp_init_attr init{};
+    init.send_cq = r.cq;
+    init.recv_cq = r.cq;
+    init.qp_type = IBV_QPT_UD;
+    init.sq_sig_all = sig_all ? 1 : 0;
+    init.cap.max_send_wr = 64;
+    init.cap.max_send_sge = 1;
+    ibv_qp* ud = CreateQp(r.pd, &init);
+    EXPECT_NE(ud, nullptr);
+    return ud;
+  }
+  // Posts one WR `wr_id` to `ah`.
+  static void PostTo(ibv_qp* ud, ibv_ah* ah, uint64_t wr_id, bool signaled) {
+    Chain ch(1, 64, IBV_WR_SEND);
+    ch.wrs[0].wr_id = wr_id;
+    ch.wrs[0].wr.ud.ah = ah;
+    ch.wrs[0].wr.ud.remote_qpn = 5;
+    ch.wrs[0].send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+    EXPECT_EQ(Post(ud, ch), 0);
+  }
+  // The wr_ids the device saw, in its order.
+  static std::vector<uint64_t> DeviceOrder(FakeDevice& d) {
+    std::vector<uint64_t> ids;
+    for (const PostRecord& p : d.Posts()) ids.push_back(p.wr_id);
+    return ids;
+  }
+  // Polls `cq` one completion at a time until `want` were polled (or 5 s
+  // passed); their wr_ids in the order polled. `*early`: how many were
+  // polled while the device had seen fewer than `posts` posts.
+  static std::vector<uint64_t> PollIds(FakeDevice& d, ibv_cq* cq, size_t want,
+                                       size_t posts, size_t* early) {
+    std::vector<uint64_t> ids;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    *early = 0;
+    while (ids.size() < want && std::chrono::steady_clock::now() < end) {
+      ibv_wc wc{};
+      if (ibv_poll_cq(cq, 1, &wc) != 1) continue;
+      ids.push_back(wc.wr_id);
+      if (d.Posts().size() < posts) ++*early;
+    }
+    return ids;
+  }
+  struct Outcome {
+    std::vector<uint64_t> device;  // wr_ids in the device's order
+    std::vector<uint64_t> polled;  // in the application's
+    size_t early = 0;              // polled before the device had every post
+  };
+  // On a UD QP: WR 1 to the far class (signaled or not), then `near` WRs
+  // 2, 3, ... to the near one, signaled; polls every signaled WR's
+  // completion.
+  Outcome FarThenNear(bool far_signaled, int near) {
+    FakeDevice d("fake0");
+    StopEngineFirst stop;
+    Res r = MakeQp(d, false, /*connect=*/false);
+    ibv_qp* ud = UdQp(r, /*sig_all=*/false);
+    ibv_ah* near_ah = AhTo(r, 2);
+    ibv_ah* far_ah = AhTo(r, 4);
+    PostTo(ud, far_ah, 1, far_signaled);
+    for (int i = 0; i < near; ++i) PostTo(ud, near_ah, 2 + i, true);
+    const size_t posts = 1 + static_cast<size_t>(near);
+    Outcome o;
+    o.polled =
+        PollIds(d, r.cq, posts - (far_signaled ? 0 : 1), posts, &o.early);
+    o.device = DeviceOrder(d);
+    EXPECT_EQ(DestroyAh(near_ah), 0);
+    EXPECT_EQ(DestroyAh(far_ah), 0);
+    EXPECT_EQ(DestroyQp(ud), 0);
+    return o;
+  }
+};
+
+TEST_F(UdOrderTest, ANearWrLeavesBeforeAFarOneAndCompletesAfterIt) {
+  const Outcome o = FarThenNear(/*far_signaled=*/true, 2);
+  EXPECT_EQ(o.device, (std::vector<uint64_t>{2, 3, 1}));
+  EXPECT_EQ(o.polled, (std::vector<uint64_t>{1, 2, 3}));
+  // The near WRs' completions waited for the far one's.
+  EXPECT_EQ(o.early, 0u);
+}
+
+// An unsignaled WR is never passed: nothing would tell the shim it
+// completed before the WRs that passed it.
+TEST_F(UdOrderTest, AnUnsignaledFarWrIsNotPassed) {
+  const Outcome o = FarThenNear(/*far_signaled=*/false, 1);
+  EXPECT_EQ(o.device, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(o.polled, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(o.early, 0u);
+}
+
+// An extended CQ (ibv_start_poll) hides its completions from the shim, so
+// a UD QP sending to one keeps a single FIFO.
+TEST_F(UdOrderTest, AQpOnAnExtendedCqKeepsOneFifo) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  DeferNoteExtendedCq(r.cq);
+  ibv_qp* ud = UdQp(r, /*sig_all=*/false);
+  ibv_ah* near_ah = AhTo(r, 2);
+  ibv_ah* far_ah = AhTo(r, 4);
+  PostTo(ud, far_ah, 1, true);
+  PostTo(ud, near_ah, 2, true);
+  EXPECT_TRUE(PollUntilPosts(d, r.cq, 2, std::chrono::seconds(5)));
+  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(DestroyAh(near_ah), 0);
+  EXPECT_EQ(DestroyAh(far_ah), 0);
+  EXPECT_EQ(DestroyQp(ud), 0);
+  DeferForgetCq(r.cq);
+}
+
+// A connected QP has one destination: its posts leave in post order.
+TEST_F(UdOrderTest, AnRcQpKeepsPostOrder) {
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Res r = MakeQp(d, false, /*connect=*/false);
+  ibv_qp* qp = QpTo(r, 4, 9);  // far
+  Chain ch(3, 64);
+  for (int i = 0; i < 3; ++i) ch.wrs[i].send_flags = IBV_SEND_SIGNALED;
+  EXPECT_EQ(Post(qp, ch), 0);
+  ASSERT_TRUE(PollUntilPosts(d, r.cq, 3, std::chrono::seconds(5)));
+  EXPECT_EQ(DeviceOrder(d), (std::vector<uint64_t>{100, 101, 102}));
+  EXPECT_EQ(DestroyQp(qp), 0);
 }
 
 TEST_F(PeerClassTest, ABadClassLatencyNamesItsLine) {

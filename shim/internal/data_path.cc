@@ -110,10 +110,10 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 // is then refused whole, ENOMEM at its first WR, as a full send queue is
 // (nothing of it was queued: the copy is made before the queue takes it).
 int DeferPostSendNoThrow(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                         uint64_t t0, uint64_t due) noexcept {
+                         uint64_t t0, uint64_t due, const void* lane) noexcept {
   try {
     if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
-    return DeferPostSend(q, wr, bad_wr, t0, due);
+    return DeferPostSend(q, wr, bad_wr, t0, due, lane);
   } catch (const std::exception& ex) {
     BoundaryFault("ibv_post_send", ex.what(), "the post is refused (ENOMEM)");
   }
@@ -126,7 +126,8 @@ int PostDeferred(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t t0,
                  PostShape shape, ThreadCache* tc, LatencyLaw* law) {
   bool owes = false;
   const uint64_t due = DueTime(q, t0, shape, &owes, law);
-  const int rc = DeferPostSendNoThrow(q, wr, bad_wr, t0, due);
+  // A UD post's lane is its destination's class (defer_order.h).
+  const int rc = DeferPostSendNoThrow(q, wr, bad_wr, t0, due, law);
   if (rc != 0) {
     shape = ScanChain(wr, *bad_wr);
     q->stats.failed_posts.Add(1);
@@ -366,7 +367,10 @@ int PollCqDeferring(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   const int n = PollCq(cq, num_entries, wc);
   // Nothing polled and none of the shim's own completions pending (the
   // common case of an application polling an idle CQ): one relaxed load.
-  if (n == 0 && (list == nullptr || list->synth.EmptyRelaxed())) return 0;
+  if (n == 0 && (list == nullptr ||
+                 (list->synth.EmptyRelaxed() && list->sorted.EmptyRelaxed()))) {
+    return 0;
+  }
   return AfterPoll(list, cq, num_entries, wc, n, PollCq);
 }
 

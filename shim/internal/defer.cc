@@ -84,42 +84,60 @@ bool QueueFull(const DeferQueue& d, uint64_t out_before, size_t went) {
   return out_before + went >= d.limits.max_send_wr;
 }
 
+// Per-destination order (defer_order.h): the first `n` WRs `p` holds leave
+// the shim's hands without a completion.
+void Settle(DeferQueue& d, DeferredPost& p, size_t n) {
+  if (d.order == nullptr) return;
+  for (size_t i = 0; i < n; ++i) d.order->Completed(p.seq++, nullptr);
+}
+
 // Queues an error completion (defer_synth.h) for the first `n` WRs `p`
 // holds; `batch`: p held a batch (its recording's wr_ids, which outlive
 // the replay that closed it).
 void CompleteInError(QpState* q, DeferQueue& d, DeferredPost& p, bool batch,
                      size_t n, ibv_wc_status status, int err) {
+  const uint64_t end = p.seq + n;  // per-destination order: p's WRs' numbers
   const ibv_cq* cq = q->qp->send_cq;
-  if (cq == nullptr || d.list == nullptr) return;
-  if (IsExtendedCq(cq)) {
-    E().defer.dropped_wrs.Add(n);
+  if (cq == nullptr || d.list == nullptr || IsExtendedCq(cq)) {
+    if (cq != nullptr && d.list != nullptr) E().defer.dropped_wrs.Add(n);
+    Settle(d, p, n);
     return;
   }
+  // With per-destination order the completion goes out in post order
+  // (defer_order.h); otherwise the QP's later posts wait until it was
+  // polled.
   auto add = [&](uint64_t wr_id) {
+    const ibv_wc wc = ErrorCompletion(wr_id, q->qpn, status, err);
+    if (d.order != nullptr) {
+      d.order->Completed(p.seq++, &wc);
+      return;
+    }
     d.synth_owed.fetch_add(1);
-    d.list->synth.Add(cq, ErrorCompletion(wr_id, q->qpn, status, err));
+    d.list->synth.Add(cq, wc);
   };
   if (batch) {
     const std::vector<uint64_t>& ids = p.batch()->wr_ids;
     for (size_t i = 0; i < n && i < ids.size(); ++i) add(ids[i]);
-    return;
+  } else {
+    const ibv_send_wr* w = p.chain();
+    for (size_t i = 0; i < n && w != nullptr; ++i, w = w->next) add(w->wr_id);
   }
-  const ibv_send_wr* w = p.chain();
-  for (size_t i = 0; i < n && w != nullptr; ++i, w = w->next) add(w->wr_id);
+  if (d.order != nullptr) Settle(d, p, end - p.seq);
 }
 
-// The front post left the FIFO (`now`: when its hand-over began).
-void RetireFront(QpState* q, DeferQueue& d, uint64_t now) {
+// The post at `at` left the FIFO (`now`: when its hand-over began).
+void RetireAt(QpState* q, DeferQueue& d, size_t at, uint64_t now) {
   Engine& e = E();
-  DeferredPost& p = *d.fifo.front();
+  DeferredPost& p = *d.fifo[at];
   q->stats.delay_ticks.Add(now - p.entered);
   if (e.note_lateness) {
     e.lateness.Add(now - p.entered, now > p.due ? now - p.due : 0);
   }
   e.defer.handed_posts.Add(1);
   p.Clear();
-  d.spare.push_back(std::move(d.fifo.front()));
-  d.fifo.pop_front();
+  const auto it = d.fifo.begin() + static_cast<std::ptrdiff_t>(at);
+  d.spare.push_back(std::move(*it));
+  d.fifo.erase(it);
 }
 
 // The front post's WRs, held when the QP moved to ERR: each completes with
@@ -130,20 +148,20 @@ void FlushFront(QpState* q, DeferQueue& d, uint64_t now) {
   CompleteInError(q, d, p, p.is_batch(), held, IBV_WC_WR_FLUSH_ERR, 0);
   E().defer.flushed_wrs.Add(held);
   d.held_wrs -= std::min(d.held_wrs, held);
-  RetireFront(q, d, now);
+  RetireAt(q, d, 0, now);
 }
 
-// Hands the front post to the provider; on kNoRoom and kBusy what the
-// provider did not take stays at the front. A WR it refuses for good (not
-// for room) completes in error: a batch whole (the provider rolled it
-// back), a chain's refused WR alone, the ones after it offered again.
-HandOver HandOverFront(QpState* q, DeferQueue& d) {
+// Hands the post at `at` to the provider; on kNoRoom and kBusy what the
+// provider did not take stays. A WR it refuses for good (not for room)
+// completes in error: a batch whole (the provider rolled it back), a
+// chain's refused WR alone, the ones after it offered again.
+HandOver HandOverAt(QpState* q, DeferQueue& d, size_t at) {
   Engine& e = E();
   // When the hand-over began, as a spin's wait ends before its post: a
   // soft provider's post can take a long time itself (rxe processes the
   // send in the posting call).
   const uint64_t now = emulate::ReadTsc();
-  DeferredPost& p = *d.fifo.front();
+  DeferredPost& p = *d.fifo[at];
   const size_t held = p.wrs();
   const bool batch = p.is_batch();
   size_t went = held;
@@ -151,11 +169,13 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
   NoteSignaled(d, p);
   const uint64_t out_before = d.sq.Outstanding();
   d.sq.Offer(d.signaled_scratch.data(), d.signaled_scratch.size());
+  if (d.order != nullptr) d.order->Offer(p.seq, held);
   if (batch) {
     bool busy = false;
     rc = ReplayBatch(q, p, &busy);
     if (busy) {
       d.sq.Took(0);
+      if (d.order != nullptr) d.order->Took(0);
       return HandOver::kBusy;
     }
     if (rc != 0) went = 0;  // the provider rolled the batch back
@@ -165,6 +185,10 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
     if (rc != 0) went = p.KeepFrom(bad);
   }
   d.sq.Took(went);
+  if (d.order != nullptr) {
+    d.order->Took(went);
+    p.seq += went;
+  }
   if (rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went)) {
     d.held_wrs -= std::min(d.held_wrs, went);
     e.defer.room_retries.Add(1);
@@ -178,57 +202,43 @@ HandOver HandOverFront(QpState* q, DeferQueue& d) {
     d.held_wrs -= std::min(d.held_wrs, went + refused);
     if (!batch) p.DropFront();
     if (!batch && p.wrs() > 0) return HandOver::kAgain;
-    RetireFront(q, d, now);
+    RetireAt(q, d, at, now);
     return HandOver::kDone;
   }
   d.held_wrs -= std::min(d.held_wrs, held);
-  RetireFront(q, d, now);
+  RetireAt(q, d, at, now);
   return HandOver::kDone;
 }
 
 // Queues `p` (filled, under d.mu) and tells the drainers.
 void Push(DeferQueue& d, std::unique_ptr<DeferredPost> p) {
-  p->due = std::max(p->due, d.last_due);
-  d.last_due = p->due;
+  // Whether it goes next when due: nothing held, or (per-destination
+  // order) nothing held it may not pass.
+  bool head = d.fifo.empty();
+  if (d.order != nullptr) {
+    head = std::all_of(d.fifo.begin(), d.fifo.end(),
+                       [](const auto& held) { return held->all_signaled; });
+    p->due = LaneDue(d, p->lane, p->due);
+    NoteSignaled(d, *p);
+    p->all_signaled = d.signaled_scratch.size() == p->wrs();
+    p->seq = d.order->Posted(d.signaled_scratch.data(),
+                             d.signaled_scratch.size(), p->wrs());
+  } else {
+    p->due = std::max(p->due, d.last_due);
+    d.last_due = p->due;
+  }
   d.held_wrs += p->wrs();
   const uint64_t due = p->due;
-  const bool head = d.fifo.empty();
+  const bool first = d.fifo.empty();
   d.fifo.push_back(std::move(p));
   if (!head) return;
-  d.head_due.store(due);
+  if (first) {
+    d.head_due.store(due);
+  } else {
+    LowerTo(&d.head_due, due);
+  }
   if (d.list != nullptr) LowerTo(&d.list->earliest, due);
   Progress().Notify(due);
-}
-
-DeferList* ListLocked(ibv_context* ctx) {
-  Engine& e = E();
-  if (DeferList* c = e.defer_lists.Find(ctx)) return c;
-  auto owned = std::make_unique<DeferList>();
-  DeferList* c = owned.get();
-  if (!e.defer_lists.Insert(ctx, c)) {
-    NoteTableFull(Table::kDeferLists, e.defer_lists.capacity());
-    return nullptr;
-  }
-  e.defer_list_owner.push_back(std::move(owned));
-  Progress().Watch(c);
-  return c;
-}
-
-// Why `q` cannot defer (kNone: it can). Caller holds E().mu.
-DeferFallback FallbackOf(const QpState* q) {
-  Engine& e = E();
-  if (!q->record_batches) return DeferFallback::kDirectVerbs;
-  if (e.td_pds.contains(q->qp->pd)) return DeferFallback::kThreadDomain;
-  if (!e.lock_free_provider.empty()) return DeferFallback::kSingleThreaded;
-  return DeferFallback::kNone;
-}
-
-Counter& SpinCounter(DeferFallback why) {
-  DeferCounters& c = E().defer;
-  return why == DeferFallback::kThreadDomain     ? c.spin_td_qps
-         : why == DeferFallback::kSingleThreaded ? c.spin_st_qps
-         : why == DeferFallback::kNoThread       ? c.spin_nt_qps
-                                                 : c.spin_dv_qps;
 }
 
 // A QP moved to RTS by a modify the shim did not see (through a privately
@@ -240,17 +250,38 @@ void NoteUnseenRts(const QpState* q, DeferQueue& d) {
   if (s >= IBV_QPS_RTS && s != IBV_QPS_UNKNOWN) d.limits.reached_rts = true;
 }
 
+// Per-destination order: each held post due by `now` goes, in post order,
+// passing the ones not yet due that may be passed. Caller holds d.mu.
+size_t DrainLanesLocked(QpState* q, DeferQueue& d, uint64_t now) {
+  size_t handed = 0;
+  size_t at = 0;
+  while (at < d.fifo.size() && d.synth_owed.load() <= 0) {
+    const DeferredPost& p = *d.fifo[at];
+    if (p.due > now) {
+      if (!p.all_signaled) break;
+      ++at;
+      continue;
+    }
+    const HandOver h = HandOverAt(q, d, at);
+    if (h == HandOver::kNoRoom || h == HandOver::kBusy) break;
+    if (h == HandOver::kDone) ++handed;  // the next one is at `at` now
+  }
+  d.head_due.store(d.synth_owed.load() > 0 ? kNeverDue : NextDue(d));
+  return handed;
+}
+
 }  // namespace
 
 // Hands over the posts due by `now` (all of them when `now` is kNeverDue).
 // Caller holds d.mu.
 size_t DrainLocked(QpState* q, DeferQueue& d, uint64_t now) {
+  if (d.order != nullptr) return DrainLanesLocked(q, d, now);
   size_t handed = 0;
   // After a refusal the QP's later posts wait until its error completions
   // were polled: the provider's completions of them would come first.
   while (!d.fifo.empty() && d.fifo.front()->due <= now &&
          d.synth_owed.load() <= 0) {
-    const HandOver h = HandOverFront(q, d);
+    const HandOver h = HandOverAt(q, d, 0);
     if (h == HandOver::kNoRoom || h == HandOver::kBusy) break;
     if (h == HandOver::kDone) ++handed;
   }
@@ -277,47 +308,8 @@ size_t DrainList(DeferList& c, uint64_t now) {
   return handed;
 }
 
-void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
-  Engine& e = E();
-  if (!e.deferring) return;
-  q->defer_fallback = FallbackOf(q);
-  DeferList* c = nullptr;
-  // No progress thread (a thread limit): a held post would wait for the
-  // application's next call, which may never come, so the QP spins.
-  if (q->defer_fallback == DeferFallback::kNone && !Progress().Start()) {
-    q->defer_fallback = DeferFallback::kNoThread;
-  }
-  if (q->defer_fallback == DeferFallback::kNone) {
-    c = ListLocked(q->qp->context);
-  }
-  if (c == nullptr) {
-    if (q->defer_fallback == DeferFallback::kNone) {
-      q->defer_fallback = DeferFallback::kDirectVerbs;
-    }
-    SpinCounter(q->defer_fallback).Add(1);
-    return;
-  }
-  auto d = std::make_unique<DeferQueue>();
-  d->limits.max_send_wr = cap.max_send_wr;
-  d->limits.max_send_sge = cap.max_send_sge;
-  d->limits.max_inline_data = cap.max_inline_data;
-  d->limits.rules = PostRules::ForDevice(q->ctx->device);
-  // A QP made here starts in RESET; one adopted later is taken as it is.
-  d->limits.reached_rts = q->qp->state >= IBV_QPS_RTS;
-  d->sig_all = sig_all;
-  d->sq.set_depth(cap.max_send_wr);
-  d->list = c;
-  q->defer = std::move(d);
-  {
-    std::lock_guard<std::mutex> lock(c->mu);
-    c->qps.push_back(q);
-  }
-  (void)c->by_qpn.Insert(QpnKey(q->qpn), q->defer.get());
-  e.defer.qps.Add(1);
-}
-
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                  uint64_t entered, uint64_t due) {
+                  uint64_t entered, uint64_t due, const void* lane) {
   DeferQueue& d = *q->defer;
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
@@ -330,6 +322,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
     p->CopyChain(wr, stop);
     p->entered = entered;
     p->due = due;
+    p->lane = lane;
     Push(d, std::move(p));
   }
   if (rc != 0) {
@@ -357,6 +350,7 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   p->shape = shape;
   p->entered = entered;
   p->due = due;
+  p->lane = kBatchLane;
   Push(d, std::move(p));
   return 0;
 }
@@ -365,7 +359,10 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
 // destroyed, reset, gone, or a process exiting), counted. Caller holds d.mu.
 void DropHeldLocked(DeferQueue& d) {
   E().defer.dropped_wrs.Add(d.held_wrs);
-  for (auto& p : d.fifo) p->Clear();
+  for (auto& p : d.fifo) {
+    Settle(d, *p, p->wrs());
+    p->Clear();
+  }
   d.fifo.clear();
   d.held_wrs = 0;
   d.head_due.store(kNeverDue);
@@ -379,6 +376,7 @@ void DeferQpStateChanged(QpState* q, ibv_qp_state state) {
     // A move to RESET removes the send queue's WRs without completions.
     d.limits.reached_rts = false;
     d.sq.Emptied();
+    if (d.order != nullptr) d.order->Clear();
     if (!d.fifo.empty()) DropHeldLocked(d);
   } else if (state == IBV_QPS_ERR) {
     // The provider flushed what it held; what the shim holds is flushed
@@ -418,26 +416,6 @@ void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why) {
   // batch lock): it is handed over later, or flushed if the QP moves to
   // ERR. A QP going away, or a process exiting, takes it with it.
   if (why != FlushReason::kModify && !d.fifo.empty()) DropHeldLocked(d);
-}
-
-void LeaveDeferList(QpState* q) {
-  if (q->defer == nullptr || q->defer->list == nullptr) return;
-  DeferList* c = q->defer->list;
-  c->by_qpn.Erase(QpnKey(q->qpn));
-  std::lock_guard<std::mutex> lock(c->mu);
-  std::erase(c->qps, q);
-}
-
-void RejoinDeferList(QpState* q) {
-  if (q->defer == nullptr || q->defer->list == nullptr) return;
-  DeferList* c = q->defer->list;
-  if (c->by_qpn.Find(QpnKey(q->qpn)) == nullptr) {
-    (void)c->by_qpn.Insert(QpnKey(q->qpn), q->defer.get());
-  }
-  std::lock_guard<std::mutex> lock(c->mu);
-  if (std::find(c->qps.begin(), c->qps.end(), q) == c->qps.end()) {
-    c->qps.push_back(q);
-  }
 }
 
 }  // namespace verbsemu::shim::internal

@@ -53,9 +53,10 @@ void DeferQpStateChanged(QpState* q, ibv_qp_state state);
 
 // ibv_post_send on a deferring QP: queues a copy of the chain, due at
 // `due`. Returns 0, or ENOMEM/EINVAL with `*bad_wr` the first WR not taken
-// (the ones before it are queued).
+// (the ones before it are queued). `lane`: a UD post's destination class
+// (its latency law; defer_order.h), null otherwise.
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                  uint64_t entered, uint64_t due);
+                  uint64_t entered, uint64_t due, const void* lane = nullptr);
 // ibv_wr_complete of a recorded batch on a deferring QP: the recording in
 // `*slot` moves to the FIFO (a closed one comes back in its place).
 int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,

@@ -48,8 +48,39 @@ void BeforeBlock(DeferList& c, uint64_t now) {
 void Repaid(DeferList& c, DeferQueue& d) {
   std::lock_guard<std::mutex> lock(d.mu);
   if (d.synth_owed.fetch_sub(1) != 1 || d.fifo.empty()) return;
-  d.head_due.store(d.fifo.front()->due);
-  LowerTo(&c.earliest, d.fifo.front()->due);
+  const uint64_t next = NextDue(d);
+  d.head_due.store(next);
+  LowerTo(&c.earliest, next);
+}
+
+// Whether `wc` is a send completion of a QP whose posts pass each other
+// (defer_order.h): its queue, or null. An error completion's opcode is not
+// defined: one of such a QP counts as a send completion.
+DeferQueue* SortedQueue(DeferList& c, const ibv_wc& wc) {
+  if (wc.status == IBV_WC_SUCCESS && (wc.opcode & IBV_WC_RECV) != 0) {
+    return nullptr;
+  }
+  DeferQueue* d = c.by_qpn.Find(QpnKey(wc.qp_num));
+  return d != nullptr && d->order != nullptr ? d : nullptr;
+}
+
+// The `n` completions polled into `wc`: the send completions of QPs whose
+// posts pass each other leave the array for c.sorted, in post order, and
+// what room is left is filled from there. Returns the new count.
+int SortPolled(DeferList& c, const ibv_cq* cq, int num_entries, ibv_wc* wc,
+               int n) {
+  if (c.sorting.load(std::memory_order_relaxed) == 0 && c.sorted.Empty()) {
+    return n;
+  }
+  int kept = 0;
+  for (int i = 0; i < n; ++i) {
+    if (DeferQueue* d = SortedQueue(c, wc[i])) {
+      d->order->Polled(wc[i]);
+    } else {
+      wc[kept++] = wc[i];
+    }
+  }
+  return kept + c.sorted.Take(cq, num_entries - kept, wc + kept);
 }
 
 }  // namespace
@@ -68,6 +99,7 @@ int AfterPoll(DeferList* c, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
               int (*poll)(ibv_cq*, int, ibv_wc*)) {
   if (c == nullptr || n < 0) return n;
   if (n > 0) NoteSendCompletions(c, wc, n);
+  n = SortPolled(*c, cq, num_entries, wc, n);
   if (n >= num_entries || c->synth.Empty()) return n;
   // The shim's completions seen now were made after the provider's of
   // the same QPs' earlier WRs: a second look at the provider returns
@@ -76,8 +108,9 @@ int AfterPoll(DeferList* c, ibv_cq* cq, int num_entries, ibv_wc* wc, int n,
   if (seen == 0) return n;
   const int more = poll(cq, num_entries - n, wc + n);
   if (more != 0) {
-    if (more > 0) NoteSendCompletions(c, wc + n, more);
-    return more > 0 ? n + more : n;
+    if (more < 0) return n;
+    NoteSendCompletions(c, wc + n, more);
+    return n + SortPolled(*c, cq, num_entries - n, wc + n, more);
   }
   const int room = static_cast<int>(
       std::min<size_t>(seen, static_cast<size_t>(num_entries - n)));
@@ -107,7 +140,10 @@ void DeferBeforeBlock(const ibv_context* context) {
 void DeferForgetCq(const ibv_cq* cq) {
   if (cq == nullptr || !E().deferring) return;
   ForgetExtendedCq(cq);
-  if (DeferList* c = E().defer_lists.Find(cq->context)) c->synth.Forget(cq);
+  if (DeferList* c = E().defer_lists.Find(cq->context)) {
+    c->synth.Forget(cq);
+    c->sorted.Forget(cq);
+  }
 }
 
 void DeferNoteExtendedCq(const ibv_cq* cq) {

@@ -13,9 +13,11 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "shim/internal/counters.h"
+#include "shim/internal/defer_order.h"
 #include "shim/internal/defer_sq.h"
 #include "shim/internal/defer_synth.h"
 #include "shim/internal/deferred_post.h"
@@ -91,6 +93,13 @@ struct DeferQueue {
   std::vector<std::unique_ptr<DeferredPost>> spare;  // under mu
   uint64_t last_due = 0;  // under mu: posts leave in order
   size_t held_wrs = 0;    // under mu
+  // A UD QP under VERBSEMU_TOPOLOGY (defer_order.h): posts leave in order
+  // per lane (the latency law of their destination), each lane's last due
+  // (and a batch's, which every later post follows) under mu; and the
+  // order its completions are returned in. Null: one lane (last_due).
+  std::unique_ptr<CompletionOrder> order;
+  std::vector<std::pair<const void*, uint64_t>> lane_due;
+  uint64_t lane_floor = 0;
   // What a post is checked against (defer_sq.h): the caps from the QP's
   // creation, its provider's rules, and its state (under mu).
   SqLimits limits;
@@ -131,6 +140,10 @@ struct DeferList {
   PtrMap<DeferQueue> by_qpn{10};
   // Completions the shim made for its QPs' WRs (defer_synth.h), by CQ.
   SyntheticCompletions synth;
+  // The provider's completions of QPs whose posts pass each other, in
+  // post order (defer_order.h), by CQ; and how many of its QPs sort.
+  SyntheticCompletions sorted;
+  std::atomic<uint32_t> sorting{0};
 };
 
 // A QP number as a PtrMap key (0 and 1 are the map's own); never

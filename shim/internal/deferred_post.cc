@@ -93,6 +93,9 @@ void DeferredPost::Clear() {
   first_ = 0;
   if (batch_ != nullptr) batch_->Close();
   shape = PostShape{};
+  lane = nullptr;
+  seq = 0;
+  all_signaled = false;
 }
 
 }  // namespace verbsemu::shim::internal

@@ -46,6 +46,11 @@ class DeferredPost {
 
   uint64_t entered = 0;  // TSC: the application's call
   uint64_t due = 0;      // TSC: when it goes to the provider
+  // Per-destination order (defer_order.h): its lane, its first WR still
+  // held, and whether every WR is signaled (so later posts may pass it).
+  const void* lane = nullptr;
+  uint64_t seq = 0;
+  bool all_signaled = false;
   PostShape shape;
 
  private:

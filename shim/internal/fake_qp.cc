@@ -43,7 +43,7 @@ FakeQpEnv MakeFakeQp(FakeDevice& d, const FakeQpOptions& o) {
   return e;
 }
 
-bool ConnectFakeQp(ibv_qp* qp, bool through_shim) {
+bool ConnectFakeQp(ibv_qp* qp, bool through_shim, bool with_av) {
   auto modify = through_shim ? ModifyQp : Real().modify_qp;
   ibv_qp_attr a{};
   a.qp_state = IBV_QPS_INIT;
@@ -56,7 +56,8 @@ bool ConnectFakeQp(ibv_qp* qp, bool through_shim) {
   a.ah_attr.dlid = 7;
   a.ah_attr.is_global = 1;
   a.ah_attr.grh.sgid_index = 1;
-  if (modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU) != 0) {
+  const int av = with_av ? IBV_QP_AV : 0;
+  if (modify(qp, &a, IBV_QP_STATE | av | IBV_QP_PATH_MTU) != 0) {
     return false;
   }
   a = ibv_qp_attr{};

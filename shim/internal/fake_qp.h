@@ -35,7 +35,8 @@ struct FakeQpEnv {
 
 FakeQpEnv MakeFakeQp(FakeDevice& d, const FakeQpOptions& options);
 // INIT -> RTR (RC address vector on port 1) -> RTS; false on a failed step.
-bool ConnectFakeQp(ibv_qp* qp, bool through_shim = true);
+// `with_av` false: RTR without the address vector (a DCI, iWARP).
+bool ConnectFakeQp(ibv_qp* qp, bool through_shim = true, bool with_av = true);
 
 }  // namespace verbsemu::shim::internal
 

@@ -235,6 +235,8 @@ const char* QpTypeName(ibv_qp_type type) {
       return "UC";
     case IBV_QPT_DRIVER:
       return "DRIVER";
+    case IBV_QPT_XRC_SEND:
+      return "XRC_SEND";
     default:
       return "other";
   }
