@@ -1,15 +1,19 @@
 // The C boundary under faults the shim must survive (faults.h injects
 // them): a TSC calibration that fails, a thread that cannot be started (and
-// a real thread limit, RLIMIT_NPROC in a child), memory that runs out while
+// a real one, an address space too small for its stack, in a child), memory
+// that runs out while
 // registering an object or holding a post. Each leaves the application's
 // call working: pass-through for the object or the process, ENOMEM for a
 // post the shim could not hold.
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "emulate/config.h"
@@ -33,6 +37,19 @@ class BoundaryTest : public ShimTest {
     ShimTest::TearDown();
   }
 };
+
+// Lets the address space grow by `bytes` from what it maps now.
+bool LimitAddressSpaceGrowth(size_t bytes) {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return false;
+  unsigned long pages = 0;
+  const bool read = std::fscanf(f, "%lu", &pages) == 1;
+  std::fclose(f);
+  if (!read) return false;
+  const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + bytes;
+  const rlimit as{limit, limit};
+  return setrlimit(RLIMIT_AS, &as) == 0;
+}
 
 // Declared after a test's FakeDevice: the engine lets go of it first.
 struct StopEngineFirst {
@@ -70,6 +87,35 @@ TEST_F(BoundaryTest, NoProgressThreadMeansTheDeferQpSpins) {
   // Spun, not held: the post reached the device before returning.
   EXPECT_EQ(d.post_calls.load(), 1u);
   EXPECT_NE(ReportText().find("no progress thread"), std::string::npos);
+}
+
+// The same under a real limit, no injection: a child whose address space
+// may grow by 4 MiB, less than a thread's stack, so std::thread throws
+// inside ibv_create_qp and the shim catches it (RLIMIT_NPROC would spare
+// root). Exit 0: the post was spun to the device and the report says so.
+TEST_F(BoundaryTest, ARealThreadLimitMeansTheDeferQpSpins) {
+  ConfigureDefer(100e3);
+  FakeDevice d("fake0");
+  StopEngineFirst stop;
+  Chain ch(1, 64);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    if (!LimitAddressSpaceGrowth(4 << 20)) _exit(3);
+    Res r = MakeQp(d, false);
+    if (Post(r.qp, ch) != 0) _exit(4);
+    if (d.post_calls.load() != 1) _exit(5);  // held, not spun
+    if (ReportText().find("no progress thread") == std::string::npos) _exit(6);
+    _exit(0);
+  }
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal "
+                                 << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "3: no limit set, 4: the post failed, 5: it was held, 6: the "
+         "report does not say why";
 }
 
 TEST_F(BoundaryTest, OutOfMemoryHoldingAPostIsEnomem) {

@@ -41,6 +41,7 @@ expect_error missing_file 1 "cannot open '$T/nope.json'" -- "$T/nope.json"
 expect_error foreign 1 ".*mode 'lop' output; loggpfit needs" -- "$T/lop.json"
 expect_error malformed 1 "'$T/cut.json' is not valid JSON" -- "$T/cut.json"
 expect_error bad_json_out 1 "cannot write" -- --json /proc/nope/x.json "$T/run.json"
+expect_error full_disk 1 "cannot write '/dev/full'" -- --json /dev/full "$T/run.json"
 
 if "$LOGGPFIT" --json "$T/fit.json" "$T/run.json" >"$T/out" 2>"$T/err" &&
     [[ ! -s "$T/err" ]]; then

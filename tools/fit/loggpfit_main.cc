@@ -47,6 +47,7 @@ int Analyse(const po::variables_map& vm, fit::LoggpStat stat,
     nlohmann::json j = fit::LoggpToJson(a);
     j["input"] = input;
     out << j.dump(2) << "\n";
+    out.close();  // what is still buffered fails here, not before
     if (!out) throw fit::LoggpInputError("cannot write '" + path + "'");
   }
   std::cout << "input: " << input << "\n";

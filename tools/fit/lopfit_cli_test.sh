@@ -34,6 +34,7 @@ expect_error bad_max_error 2 "--max-fit-error must be > 0" -- --max-fit-error 0 
 printf '{"lop":{"curves":[{"name":"rtt2_1n_send_inline","kind":"rtt","points":[{"p":1,"median_ns":3}]}]}}' \
   >"$T/old.json"
 expect_error old_rtt 1 ".*holds whole rounds .*rerun verbsbench lop" -- "$T/old.json"
+expect_error full_disk 1 "cannot write '/dev/full'" -- --json /dev/full "$DATA"
 
 # The regression gate: --max-fit-error exits 3 with one line per derived
 # curve over the bound, 0 under it.

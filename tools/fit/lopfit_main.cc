@@ -119,6 +119,7 @@ int Analyse(const po::variables_map& vm, const fit::AnalysisOptions& options) {
     nlohmann::json j = fit::ToJson(analysis);
     j["input"] = input;
     out << j.dump(2) << "\n";
+    out.close();  // what is still buffered fails here, not before
     if (!out) throw fit::LopInputError("cannot write '" + path + "'");
   }
   if (vm.count("gnuplot-dir")) {
