@@ -1,10 +1,9 @@
 // The C boundary under faults the shim must survive (faults.h injects
 // them): a TSC calibration that fails, a thread that cannot be started (and
 // a real one, an address space too small for its stack, in a child), memory
-// that runs out while
-// registering an object or holding a post. Each leaves the application's
-// call working: pass-through for the object or the process, ENOMEM for a
-// post the shim could not hold.
+// that runs out while registering an object or holding a post. Each leaves the
+// application's call working: pass-through for the object or the process,
+// ENOMEM for a post the shim could not hold.
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
 #include <sys/resource.h>
@@ -46,7 +45,8 @@ bool LimitAddressSpaceGrowth(size_t bytes) {
   const bool read = std::fscanf(f, "%lu", &pages) == 1;
   std::fclose(f);
   if (!read) return false;
-  const rlim_t limit = pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + bytes;
+  const rlim_t limit =
+      pages * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + bytes;
   const rlimit as{limit, limit};
   return setrlimit(RLIMIT_AS, &as) == 0;
 }
@@ -111,8 +111,8 @@ TEST_F(BoundaryTest, ARealThreadLimitMeansTheDeferQpSpins) {
   ASSERT_GT(pid, 0);
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal "
-                                 << WTERMSIG(status);
+  ASSERT_TRUE(WIFEXITED(status))
+      << "the child died of signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0)
       << "3: no limit set, 4: the post failed, 5: it was held, 6: the "
          "report does not say why";
