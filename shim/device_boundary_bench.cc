@@ -106,7 +106,10 @@ struct Opts {
 // ------------------------------------------------------------ 1. latency
 // Delay from the application's first call (ibv_post_send, or ibv_wr_start
 // for a batch) to the device's post, in ns, for `n` posts after 100
-// warm-up posts.
+// warm-up posts. Both stamps are ordered reads (the fake device's too): a
+// plain rdtsc may be taken before the previous post's instructions finish,
+// which lengthened the native batch's baseline and made the emulated
+// batch's delay look 10-15 ns short.
 std::vector<double> MeasureDelays(Env& e, FakeDevice& d, size_t n, bool wr_api,
                                   const emulate::TscCalibration& cal) {
   std::vector<double> delays;
@@ -117,7 +120,7 @@ std::vector<double> MeasureDelays(Env& e, FakeDevice& d, size_t n, bool wr_api,
   wr.num_sge = 1;
   wr.opcode = IBV_WR_RDMA_WRITE;
   for (size_t i = 0; i < n + 100; ++i) {
-    const uint64_t t0 = ReadTsc();
+    const uint64_t t0 = emulate::ReadTscOrdered();
     if (wr_api) {
       ibv_wr_start(e.qpx);
       ibv_wr_rdma_write(e.qpx, 1, 0x2000);

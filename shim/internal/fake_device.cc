@@ -122,7 +122,7 @@ int PostLocked(FakeQp* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t tsc) {
 }
 
 int FakePostSend(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
-  const uint64_t tsc = emulate::ReadTsc();
+  const uint64_t tsc = emulate::ReadTscOrdered();  // after what came before
   FakeQp* q = Qp(qp);
   if (qp->qp_type == IBV_QPT_DRIVER && q->ex) {  // Personality::kEfa
     *bad_wr = wr;

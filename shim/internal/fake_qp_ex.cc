@@ -127,7 +127,7 @@ void RecordBatch(FakeDevice* d, ibv_qp_ex* qpx, uint64_t tsc) {
   d->last_post_bytes.store(total, std::memory_order_relaxed);
 }
 int FakeWrComplete(ibv_qp_ex* qpx) {
-  const uint64_t tsc = emulate::ReadTsc();
+  const uint64_t tsc = emulate::ReadTscOrdered();  // after what came before
   FakeDevice* d = Dev(qpx);
   if (!StampPost(d, tsc)) return 0;
   FakeProviderChores(d->faults);

@@ -37,7 +37,19 @@ struct WaitPolicy {
   // the wait's length; an unpaused one within one clock read, whatever the
   // length (measured at start-up: CalibrateSpin).
   uint64_t tight_tail_ticks = 0;
+  // The clock's read period (its step, measured at start-up). A spin ends at
+  // its first read at or past the deadline; a loop that posts in a fixed
+  // rhythm meets every deadline at one phase of that period, so each wait
+  // ends late by the same part of a step: a bias of up to a step (about
+  // 10 ns) that depends on the target. Each deadline is moved later by a
+  // draw from [0, dither_ticks): the lateness then averages half a step at
+  // any phase, and the fixed cost, measured through the same waits, takes
+  // that half step back.
+  uint64_t dither_ticks = 0;
 
+  uint64_t Dithered(uint64_t deadline, uint32_t draw) const {
+    return dither_ticks > 1 ? deadline + draw % dither_ticks : deadline;
+  }
   uint64_t TailTicks() const {
     return spin_tail_ticks + 2 * late_ticks.load(std::memory_order_relaxed);
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "emulate/simulated_clock.h"
@@ -188,6 +190,43 @@ TEST(WaitPolicyTest, TheLastStretchIsSpunWithoutPausing) {
               (deadline + 28) / 29 * 29);
     EXPECT_TRUE(slept.empty());
   }
+}
+
+// Waits started in a fixed rhythm against a clock read every 24 ticks: each
+// deadline phase has its own lateness (0 to 23 ticks) without the dither;
+// with it, every phase is late by the same on average: 23 ticks, half the
+// dither's and half the reads'. The fixed cost takes that back.
+TEST(WaitPolicyTest, ADitheredDeadlineIsAsLateAtEveryPhase) {
+  std::mt19937 rng(7);
+  double least = 1e9, most = 0, least_fixed = 1e9, most_fixed = 0;
+  for (uint64_t phase = 0; phase < 24; ++phase) {
+    WaitPolicy policy;
+    policy.dither_ticks = 24;
+    WaitPolicy fixed;
+    double late = 0, late_fixed = 0;
+    const int n = 4800;
+    for (int i = 0; i < n; ++i) {
+      std::vector<uint64_t> slept;
+      emulate::SimulatedClock clock(0, 24);
+      const uint64_t deadline = 1000 + phase;
+      late += static_cast<double>(
+          WaitUntil(clock, RecordingSleep{&clock, &slept}, policy,
+                    policy.Dithered(deadline, static_cast<uint32_t>(rng()))) -
+          deadline);
+      emulate::SimulatedClock same(0, 24);
+      late_fixed += static_cast<double>(
+          WaitUntil(same, RecordingSleep{&same, &slept}, fixed,
+                    fixed.Dithered(deadline, static_cast<uint32_t>(rng()))) -
+          deadline);
+    }
+    least = std::min(least, late / n), most = std::max(most, late / n);
+    least_fixed = std::min(least_fixed, late_fixed / n);
+    most_fixed = std::max(most_fixed, late_fixed / n);
+  }
+  EXPECT_NEAR(least, 23, 0.5);
+  EXPECT_NEAR(most, 23, 0.5);
+  EXPECT_EQ(least_fixed, 0);
+  EXPECT_EQ(most_fixed, 23);
 }
 
 }  // namespace
