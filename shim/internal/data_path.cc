@@ -192,8 +192,7 @@ void CalibrateSpin(Engine& e) {
   // stamp is the next layer's first instruction (the provider's post). The
   // waits are dithered as every wait is: the median then stands for every
   // phase, where a fixed one moved it by up to a step from one calibration
-  // to the next (15-24 ns against 25.4-27.0 ns dithered, 30 calibrations in
-  // one process, a VM whose TSC read takes 9.8 ns).
+  // to the next (docs/accuracy.md).
   const uint64_t step = ClockStepTicks();
   e.wait.dither_ticks = step;
   uint64_t (*next)() = StampNow;

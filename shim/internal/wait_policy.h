@@ -47,8 +47,10 @@ struct WaitPolicy {
   // that half step back.
   uint64_t dither_ticks = 0;
 
+  // `draw` uniform over 32 bits: scaled to [0, dither_ticks) by a multiply,
+  // not a division, on every wait.
   uint64_t Dithered(uint64_t deadline, uint32_t draw) const {
-    return dither_ticks > 1 ? deadline + draw % dither_ticks : deadline;
+    return deadline + ((draw * dither_ticks) >> 32);
   }
   uint64_t TailTicks() const {
     return spin_tail_ticks + 2 * late_ticks.load(std::memory_order_relaxed);
