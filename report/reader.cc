@@ -1,6 +1,7 @@
 #include "report/reader.h"
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "report/schema.h"
 
@@ -56,6 +57,30 @@ bool ReadWarnings(const json& doc, std::vector<Warning>* out,
   return true;
 }
 
+// The optional "waits" object: absent is none; present, every field a
+// number of at least 0.
+bool ReadWaits(const json& doc, std::optional<Waits>* out, std::string* why) {
+  const auto it = doc.find("waits");
+  if (it == doc.end()) return true;
+  Waits w;
+  const std::pair<const char*, double*> fields[] = {
+      {"count", &w.count},
+      {"waited_ns", &w.waited_ns},
+      {"lost_cpu", &w.lost_cpu},
+      {"lost_cpu_late_ns", &w.lost_cpu_late_ns}};
+  for (const auto& [key, value] : fields) {
+    const auto f = it->is_object() ? it->find(key) : it->end();
+    if (f == it->end() || !f->is_number() || f->get<double>() < 0) {
+      *why = std::string("waits: field \"") + key +
+             "\" missing or not a number of at least 0";
+      return false;
+    }
+    *value = f->get<double>();
+  }
+  *out = w;
+  return true;
+}
+
 // The schema check: a foreign document and another version read apart.
 bool CheckSchema(const json& doc, std::string* why) {
   const auto it = doc.find("schema");
@@ -95,7 +120,7 @@ std::optional<ShimReport> ParseReport(std::string_view text, std::string* why) {
   if (!GetString(doc, "command", &r.command, why) ||
       !GetBool(doc, "emulated", &r.emulated, why) ||
       !GetString(doc, "config_error", &r.config_error, why) ||
-      !ReadWarnings(doc, &r.warnings, why)) {
+      !ReadWarnings(doc, &r.warnings, why) || !ReadWaits(doc, &r.waits, why)) {
     return std::nullopt;
   }
   return r;

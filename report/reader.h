@@ -17,12 +17,22 @@ struct Warning {
   std::string text;  // the line the shim printed
 };
 
+// The process's waits: one per delay it waited (a spin, or a deferred
+// post's hold), from the wait's start to its end.
+struct Waits {
+  double count = 0;
+  double waited_ns = 0;         // all of them
+  double lost_cpu = 0;          // waits whose thread lost the CPU
+  double lost_cpu_late_ns = 0;  // those waits' lateness
+};
+
 struct ShimReport {
   long pid = 0;
   std::string command;
   bool emulated = false;  // false: a configuration error left it unemulated
   std::string config_error;
   std::vector<Warning> warnings;
+  std::optional<Waits> waits;  // none from a shim that did not write them
 };
 
 // The document in `text`; nullopt, with one line in `why`, when it is not

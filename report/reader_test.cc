@@ -32,6 +32,31 @@ TEST(ReaderTest, ReadsAGoodReport) {
   EXPECT_EQ(NotEmulated(*r), "");  // a note does not invalidate
 }
 
+TEST(ReaderTest, WaitsAreReadWhenPresent) {
+  std::string why;
+  EXPECT_FALSE(ParseReport(kGood, &why)->waits.has_value());
+  std::string doc = kGood;
+  doc.insert(doc.rfind('}'),
+             R"(, "waits": {"count": 4, "waited_ns": 4100.5, "late_ns": 20,
+                 "lost_cpu": 1, "lost_cpu_late_ns": 90.5,
+                 "lost_cpu_above_ns": 1000})");
+  const auto r = ParseReport(doc, &why);
+  ASSERT_TRUE(r.has_value()) << why;
+  ASSERT_TRUE(r->waits.has_value());
+  EXPECT_EQ(r->waits->count, 4);
+  EXPECT_EQ(r->waits->waited_ns, 4100.5);
+  EXPECT_EQ(r->waits->lost_cpu, 1);
+  EXPECT_EQ(r->waits->lost_cpu_late_ns, 90.5);
+  std::string bad = kGood;
+  bad.insert(bad.rfind('}'), R"(, "waits": {"count": -1})");
+  EXPECT_EQ(ErrorOf(bad),
+            "waits: field \"count\" missing or not a number of at least 0");
+  bad = kGood;
+  bad.insert(bad.rfind('}'), R"(, "waits": 3)");
+  EXPECT_EQ(ErrorOf(bad),
+            "waits: field \"count\" missing or not a number of at least 0");
+}
+
 TEST(ReaderTest, AnInvalidatingWarningOrAConfigErrorIsNotEmulated) {
   std::string why;
   auto r = ParseReport(kGood, &why);

@@ -197,6 +197,15 @@ TEST_F(ReportJsonTest, TheDocumentDescribesTheProcess) {
   EXPECT_EQ(doc["qps"][0]["emulated"], true);
   EXPECT_EQ(doc["qps"][0]["counters"]["wrs"], 1);
   EXPECT_TRUE(doc["warnings"].empty());
+  // The one post waited its 1 us (at least the deadline, less the spin's
+  // calibrated fixed cost), and the reader takes the waits.
+  EXPECT_EQ(doc["waits"]["count"], 1) << doc.dump(1);
+  EXPECT_GE(doc["waits"]["waited_ns"].get<double>(), 900);
+  EXPECT_NEAR(doc["waits"]["lost_cpu_above_ns"].get<double>(), 1000, 1);
+  std::string why;
+  const auto parsed = report::ParseReport(doc.dump(), &why);
+  ASSERT_TRUE(parsed && parsed->waits) << why;
+  EXPECT_EQ(parsed->waits->count, 1);
 }
 
 TEST(JsonReportPathTest, BesideTheHumanReportOnePerProcess) {

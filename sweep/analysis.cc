@@ -111,6 +111,27 @@ void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
   }
 }
 
+// The latency fits' runs again, against the delay the shim delivered.
+void DeliveredFits(const std::vector<RunRecord>& records, Analysis* a) {
+  bool reported = true;
+  const Points asked =
+      Select(records, "app", [&reported](const RunRecord& r, double* x) {
+        *x = r.latency_ns / 1000;
+        if (r.bandwidth_share != 1) return false;
+        if (r.latency_ns > 0 && r.waits <= 0) reported = false;
+        return true;
+      });
+  if (!reported) return;
+  std::vector<double> all, own;
+  for (const RunRecord* r : asked.runs) {
+    all.push_back(r->wait_ns / 1000);
+    own.push_back(r->wait_own_ns / 1000);
+  }
+  a->delivered = FitBlocked(asked.x, all, asked.block);
+  a->delivered_own = FitBlocked(asked.x, own, asked.block);
+  a->latency_delivered = FitBlocked(all, asked.y, asked.block);
+}
+
 void BandwidthHold(Analysis* a) {
   const PointResult* base = nullptr;
   std::vector<const PointResult*> shares;
@@ -214,6 +235,7 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
   DurationFits(grid, records, &a);
   const std::vector<RunRecord> plain = PlainRuns(grid, records);
   LatencyFits(plain, &a);
+  DeliveredFits(plain, &a);
   Points medians;
   for (const PointResult& p : a.points) {
     if (p.point.bandwidth_share != 1 || !p.point.plain() || p.summary.n == 0) {

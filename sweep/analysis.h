@@ -67,6 +67,15 @@ struct Analysis {
   LineFit pingpong;  // the ping-pong's runtime against latency
   BlockedFit pingpong_blocked;
   Ratio c_a;  // latency_blocked.slope / pingpong_blocked.slope
+  // The delay the shim delivered (its processes' reports: the mean wait
+  // per run) against the latency asked, in µs per µs, within the blocks:
+  // 1 when every wait lasted what was asked, above by the CPU the waiting
+  // threads lost (a spin cannot give it back). `delivered_own` leaves
+  // that lateness out: the spins' own accuracy. `latency_delivered` is the
+  // metric against the delay delivered: the application's own response,
+  // apart from the emulator's. Not ok unless every valid run at a latency
+  // above 0 reported waits.
+  BlockedFit delivered, delivered_own, latency_delivered;
   // Within 1% and 5% of the baseline, from latency_blocked.
   std::vector<Tolerance> latency_tolerance;
   // Metric against bandwidth share (0..1), zero-latency share points.

@@ -37,6 +37,31 @@ std::string HeadlineText(const Analysis& a) {
   return out;
 }
 
+std::string CiText(const BlockedFit& f) {
+  return "95% CI " + Fmt("%.4g", f.slope_ci.lo) + " .. " +
+         Fmt("%.4g", f.slope_ci.hi);
+}
+
+// What the shim delivered beside what was asked, and the metric against
+// it: a slope above 1 per µs asked is the emulator's (or the machine's)
+// doing, not the application's.
+std::string DeliveredText(const Analysis& a) {
+  if (!a.delivered.ok || !a.delivered_own.ok) return "";
+  std::string out = "the shim's waits: " + Fmt("%.4g", a.delivered.slope) +
+                    " µs per µs asked (" + CiText(a.delivered) + "), " +
+                    Fmt("%.4g", a.delivered_own.slope) +
+                    " without the CPU the waiting threads lost (" +
+                    CiText(a.delivered_own) + ")\n";
+  if (a.latency_delivered.ok) {
+    out += "slope against the delay delivered: " +
+           Fmt("%+.4g", a.latency_delivered.slope) + " " +
+           (a.label.unit.empty() ? std::string() : a.label.unit + " ") +
+           "per µs the shim's waits lasted (" + CiText(a.latency_delivered) +
+           ")\n";
+  }
+  return out;
+}
+
 std::string NoisyText(const Analysis& a) {
   std::string out;
   for (const PointResult& p : a.points) {
@@ -107,7 +132,7 @@ double NsPerUnit(const MetricLabel& l) {
 }  // namespace
 
 std::string AnswerText(const Analysis& a) {
-  return HeadlineText(a) + NoisyText(a) +
+  return HeadlineText(a) + DeliveredText(a) + NoisyText(a) +
          ToleranceText("latency", a.latency_tolerance, "%.4g µs", 1) +
          ToleranceText("bandwidth", a.bandwidth_tolerance, "%.4g%%", 100);
 }
@@ -130,6 +155,10 @@ Json AnswerJson(const Analysis& a) {
             {"unit", a.label.unit},
             {"better", a.label.better == Better::kLower ? "lower" : "higher"}}},
           {"latency_blocked", BlockedJson(a.latency_blocked)},
+          {"delivered",
+           {{"per_asked", BlockedJson(a.delivered)},
+            {"own_per_asked", BlockedJson(a.delivered_own)},
+            {"metric_per_delivered", BlockedJson(a.latency_delivered)}}},
           {"set_aside", set_aside},
           {"noisy_points", noisy},
           {"latency_tolerance_us", TolerancesJson(a.latency_tolerance)},

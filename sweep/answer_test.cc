@@ -80,6 +80,48 @@ TEST(AnswerTest, LlampFilesForATimeMetricOnly) {
           .empty());
 }
 
+// The shim's waits lasted 1.2 x what was asked, 1.0 x without the CPU the
+// waiting threads lost, and the application answers 0.5 s per µs it
+// waited: 0.6 s per µs asked.
+TEST(AnswerTest, TheDelayDeliveredBesideTheDelayAsked) {
+  std::vector<RunRecord> runs = Runs();
+  for (RunRecord& r : runs) {
+    const double asked_us = r.latency_ns / 1000;
+    r.waits = r.latency_ns > 0 ? 1000 : 0;
+    r.wait_ns = 1200 * asked_us * (1 + 0.001 * r.block);
+    r.wait_own_ns = 1000 * asked_us;
+    r.metric = 10 + 0.5 * r.wait_ns / 1000 + 0.1 * r.block;
+  }
+  const Analysis a =
+      Analyze(TheGrid(), runs, LabelFor("preset:lammps", "", ""));
+  ASSERT_TRUE(a.delivered.ok && a.delivered_own.ok && a.latency_delivered.ok);
+  EXPECT_NEAR(a.latency_blocked.slope, 0.6, 0.002);
+  EXPECT_NEAR(a.delivered.slope, 1.2, 0.002);
+  EXPECT_NEAR(a.delivered_own.slope, 1.0, 1e-9);
+  EXPECT_NEAR(a.latency_delivered.slope, 0.5, 1e-9);
+  const std::string text = AnswerText(a);
+  EXPECT_NE(text.find("the shim's waits: 1.2"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 1 without the CPU the waiting threads lost"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("slope against the delay delivered: +0.5 s per µs"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = AnswerJson(a);
+  EXPECT_NEAR(j["delivered"]["per_asked"]["slope"].get<double>(), 1.2, 0.002);
+  EXPECT_NEAR(j["delivered"]["metric_per_delivered"]["slope"].get<double>(),
+              0.5, 1e-9);
+
+  // One run at a latency that reported no waits (a shim that did not
+  // write them): nothing said about delivery.
+  runs[3].waits = 0;
+  const Analysis none =
+      Analyze(TheGrid(), runs, LabelFor("preset:lammps", "", ""));
+  EXPECT_FALSE(none.delivered.ok);
+  EXPECT_EQ(AnswerText(none).find("the shim's waits"), std::string::npos);
+  EXPECT_TRUE(AnswerJson(none)["delivered"]["per_asked"].is_null());
+}
+
 // A bandwidth sweep: time = 10 + 1 x (1/share - 1) s in 3 blocks; within
 // 5% (0.5 s) down to the share 1 / 1.5.
 TEST(AnswerTest, BandwidthToleranceFromTheBlockedFit) {

@@ -230,6 +230,41 @@ TEST_F(SweepCliTest, APointWithAnUnemulatedProcessIsInvalid) {
   EXPECT_NE(stderr_.find("5 were not emulated"), std::string::npos) << stderr_;
 }
 
+// Each process reports waits 10% longer than asked (the CPU its threads
+// lost): the answer says so beside the slope, runs.csv and sweep.json
+// keep each run's waits.
+TEST_F(SweepCliTest, TheShimsWaitsArePrintedBesideTheSlope) {
+  fake_.noise_sd = 0;
+  fake_.tweak = [](int, double us, Json* reports, std::string*) {
+    (*reports)[0]["waits"] = {{"count", us > 0 ? 100 : 0},
+                              {"waited_ns", us * 1100 * 100},
+                              {"lost_cpu", 2},
+                              {"lost_cpu_late_ns", us * 100 * 100}};
+  };
+  ASSERT_EQ(Sweep(Args()), 0) << stderr_;
+  EXPECT_NE(stdout_.find("the shim's waits: 1.1 µs per µs asked"),
+            std::string::npos)
+      << stdout_;
+  EXPECT_NE(stdout_.find(", 1 without the CPU the waiting threads lost"),
+            std::string::npos)
+      << stdout_;
+  // 2.5 per µs asked is 2.5 / 1.1 per µs delivered.
+  EXPECT_NE(stdout_.find("slope against the delay delivered: +2.273"),
+            std::string::npos)
+      << stdout_;
+  const Json result = Result();
+  EXPECT_NEAR(
+      result["fits"]["answer"]["delivered"]["per_asked"]["slope"].get<double>(),
+      1.1, 1e-9);
+  for (const Json& r : result["runs"]) {
+    const double us = r["latency_ns"].get<double>() / 1e3;
+    EXPECT_NEAR(r["wait_ns"].get<double>(), us * 1100, 1e-6) << r;
+    EXPECT_NEAR(r["wait_own_ns"].get<double>(), us * 1000, 1e-6) << r;
+  }
+  EXPECT_NE(Slurp(dir_ / "runs.csv").find(",waits,wait_ns,wait_own_ns,"),
+            std::string::npos);
+}
+
 TEST_F(SweepCliTest, ARunWithFewerReportsThanTheOthersIsInvalid) {
   // Two ranks report in every run but one: a rank ran without the shim.
   fake_.tweak = [](int call, double, Json* reports, std::string*) {

@@ -17,12 +17,21 @@
 #include <utility>
 #include <vector>
 
+#include "report/reader.h"
+
 namespace verbsemu::sweep {
 
 struct Coverage {
   int reports = 0;     // processes that opened a device under the shim
   bool valid = true;   // every report read, and none says "not emulated"
   std::string reason;  // the first reason why not, with its file
+  // The processes' waits added up (each process's latest report): the
+  // delay the shim delivered, against the one the run asked for.
+  report::Waits waits;
+  // Mean delay per wait in ns, all of it and the spin's own part (without
+  // the lateness of waits whose thread lost the CPU); 0 without waits.
+  double MeanWaitNs() const;
+  double MeanOwnWaitNs() const;
 };
 
 // `files`: (name, contents) of one run's report files; only those named

@@ -31,6 +31,28 @@ TEST(CoverageTest, EmulatedProcessesCountAndPass) {
   EXPECT_EQ(JudgeReports({}).reports, 0);
 }
 
+// Two processes' waits add up; a process reported twice counts once, by
+// its latest report (the one with the most waits).
+TEST(CoverageTest, WaitsAddUpOverProcesses) {
+  const auto with_waits = [](int pid, int count, double waited, double lost) {
+    std::string d = Doc(pid);
+    d.insert(d.rfind('}'), R"(, "waits": {"count": )" + std::to_string(count) +
+                               R"(, "waited_ns": )" + std::to_string(waited) +
+                               R"(, "lost_cpu": 1, "lost_cpu_late_ns": )" +
+                               std::to_string(lost) + "}");
+    return d;
+  };
+  const Coverage c =
+      JudgeReports({{"a.1.txt.json", with_waits(1, 10, 1e4, 0)},
+                    {"b.2.a.json", with_waits(2, 5, 5e3, 0)},
+                    {"b.2.b.json", with_waits(2, 10, 1.2e4, 2e3)}});
+  EXPECT_TRUE(c.valid) << c.reason;
+  EXPECT_EQ(c.waits.count, 20);
+  EXPECT_DOUBLE_EQ(c.MeanWaitNs(), 1100);
+  EXPECT_DOUBLE_EQ(c.MeanOwnWaitNs(), 1000);
+  EXPECT_EQ(JudgeReports({{"a.json", Doc(3)}}).MeanWaitNs(), 0);
+}
+
 TEST(CoverageTest, AnUnemulatedProcessMakesTheRunInvalid) {
   const std::pair<std::string, std::string> cases[] = {
       {Doc(9, "false"), "bad.txt.json: not emulating: configuration error"},

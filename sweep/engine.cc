@@ -120,6 +120,9 @@ RunRecord SweepEngine::RunOne(size_t index) {
   }
   const Coverage cov = JudgeReportDir(ReportDir(plan_.out_dir, index));
   r.reports = cov.reports;
+  r.waits = cov.waits.count;
+  r.wait_ns = cov.MeanWaitNs();
+  r.wait_own_ns = cov.MeanOwnWaitNs();
   std::string why;
   if (!out.ok()) {
     r.reason = r.status + (out.started ? ": " + LastLine(out.output) : "");

@@ -136,7 +136,10 @@ Json RunJson(const RunRecord& r,
             {"status", r.status},
             {"valid", r.valid},
             {"reason", r.reason},
-            {"reports", rep}};
+            {"reports", rep},
+            {"waits", r.waits},
+            {"wait_ns", r.wait_ns},
+            {"wait_own_ns", r.wait_own_ns}};
   AddDurations(r.durations, r.durations_ns, &j);
   return j;
 }

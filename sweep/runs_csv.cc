@@ -10,7 +10,8 @@ namespace {
 constexpr const char* kColumns[] = {
     "run",        "block",     "point",           "program", "latency",
     "latency_ns", "bandwidth", "bandwidth_share", "bw_mode", "metric",
-    "wall_s",     "status",    "valid",           "reports", "reason"};
+    "wall_s",     "status",    "valid",           "reports", "reason",
+    "waits",      "wait_ns",   "wait_own_ns"};
 // Then two per kDurationAxes row: NAME (as given) and NAME_ns.
 constexpr size_t kFixedColumns = std::size(kColumns);
 constexpr size_t kNumColumns = kFixedColumns + 2 * kDurationAxisCount;
@@ -93,8 +94,10 @@ bool FromFields(const std::vector<std::string>& f, RunRecord* r) {
       return false;
     }
   }
-  return ToInt(f[0], &r->run) && ToInt(f[1], &r->block) &&
-         ToInt(f[2], &r->point) && ToDouble(f[5], &r->latency_ns) &&
+  return ToDouble(f[15], &r->waits) && ToDouble(f[16], &r->wait_ns) &&
+         ToDouble(f[17], &r->wait_own_ns) && ToInt(f[0], &r->run) &&
+         ToInt(f[1], &r->block) && ToInt(f[2], &r->point) &&
+         ToDouble(f[5], &r->latency_ns) &&
          ToDouble(f[7], &r->bandwidth_share) && ToDouble(f[10], &r->wall_s) &&
          (f[12] == "1" || f[12] == "0") && ToInt(f[13], &r->reports) &&
          (r->valid = f[12] == "1", true);
@@ -120,7 +123,8 @@ std::string RunsCsvRow(const RunRecord& r) {
       Quote(r.bw_mode),        r.metric ? Num(*r.metric) : "",
       Num(r.wall_s),           Quote(r.status),
       r.valid ? "1" : "0",     std::to_string(r.reports),
-      Quote(r.reason)};
+      Quote(r.reason),         Num(r.waits),
+      Num(r.wait_ns),          Num(r.wait_own_ns)};
   std::string row;
   for (size_t i = 0; i < kFixedColumns; ++i) {
     row += (i ? "," : "") + fields[i];

@@ -28,6 +28,11 @@ struct RunRecord {
   bool valid = false;  // succeeded, metric read, every process emulated
   int reports = 0;     // shim reports the run's processes wrote
   std::string reason;  // why not valid; empty when valid
+  // The delay the shim delivered (sweep/coverage.h): the processes' waits,
+  // and the mean per wait in ns, all of it and the spin's own part.
+  double waits = 0;
+  double wait_ns = 0;
+  double wait_own_ns = 0;
   // Per kDurationAxes row (sweep/grid.h): as given, and in ns.
   DurationTexts durations = {"0", "0", "0"};
   DurationNs durations_ns = {};

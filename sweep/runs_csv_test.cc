@@ -22,6 +22,9 @@ RunRecord Sample() {
   r.valid = false;
   r.reports = 2;
   r.reason = "not emulated: h.1.txt: WARNING: \"x\", y";
+  r.waits = 2000;
+  r.wait_ns = 2103.5;
+  r.wait_own_ns = 2001.25;
   return r;
 }
 
@@ -37,10 +40,14 @@ TEST(RunsCsvTest, RowsRoundTripWithQuotesAndCommas) {
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ(RunsCsvRow((*runs)[0]), RunsCsvRow(Sample()));
   EXPECT_EQ((*runs)[0].reason, Sample().reason);
+  EXPECT_EQ((*runs)[0].waits, 2000);
+  EXPECT_EQ((*runs)[0].wait_ns, 2103.5);
+  EXPECT_EQ((*runs)[0].wait_own_ns, 2001.25);
   EXPECT_FALSE((*runs)[1].metric);
   EXPECT_TRUE(RunsCsvHeader().starts_with("run,block,point,program,latency,"));
-  for (const char* col : {"block", "latency_ns", "bandwidth", "bw_mode",
-                          "metric", "wall_s", "valid"}) {
+  for (const char* col :
+       {"block", "latency_ns", "bandwidth", "bw_mode", "metric", "wall_s",
+        "valid", "waits", "wait_ns", "wait_own_ns"}) {
     EXPECT_NE(RunsCsvHeader().find(col), std::string::npos) << col;
   }
 }

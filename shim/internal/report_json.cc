@@ -126,6 +126,23 @@ json OtherCountersJson(const Engine& e) {
           {"defer", e.deferring ? defer : json(nullptr)}};
 }
 
+// The waits (wait_lateness.h): how long they lasted from their start,
+// and the lateness of those that lost the CPU for over `lost_cpu_above_ns`.
+// A reader takes the delay the process waited per wait (waited / count)
+// and the spin's own part (without the lost CPU's lateness) from them.
+json WaitsJson(const Engine& e) {
+  const WaitLateness& l = e.lateness;
+  const auto ns = [&e](uint64_t ticks) { return e.cal.TicksToNs(ticks); };
+  return {{"count", l.count()},
+          {"waited_ns", ns(l.waited_ticks())},
+          {"late_ns", ns(l.sum_ticks())},
+          {"lost_cpu", l.tail_count()},
+          {"lost_cpu_late_ns", ns(l.tail_sum_ticks())},
+          {"lost_cpu_above_ns", l.tail_ticks() == UINT64_MAX
+                                    ? json(nullptr)
+                                    : json(ns(l.tail_ticks()))}};
+}
+
 json WarningsJson() {
   json out = json::array();
   for (const RecordedWarning& w : RecordedWarnings()) {
@@ -166,6 +183,7 @@ std::string ReportJson() {
     for (const QpRecord& r : qps) list.push_back(QpJson(r, e.cal));
     doc["qps"] = std::move(list);
     doc["counters"] = OtherCountersJson(e);
+    doc["waits"] = WaitsJson(e);
   }
   doc["warnings"] = WarningsJson();
   return doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
