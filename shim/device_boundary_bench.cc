@@ -481,10 +481,11 @@ int main(int argc, char** argv) {
   std::printf(
       "## verbsemu device-boundary benchmark\n\nTSC %.4f GHz%s; the shim's "
       "spin, calibrated at start-up: fixed cost %.1f ns (subtracted from "
-      "every delay), the last %.0f ns spun without pausing\n",
+      "every delay), the last %.0f ns spun without pausing; the clock's "
+      "step %.1f ns\n",
       cal.ticks_per_ns, cpu >= 0 ? ", pinned" : "",
       cal.TicksToNs(E().cal.spin_fixed_cost_ticks),
-      cal.TicksToNs(E().wait.tight_tail_ticks));
+      cal.TicksToNs(E().wait.tight_tail_ticks), o.step_ns);
   if (!o.passthrough_only) {
     LatencyTable(o, cal, /*wr_api=*/false, Personality::kPlain);
     LatencyTable(o, cal, /*wr_api=*/true, Personality::kPlain);

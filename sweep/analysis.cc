@@ -130,6 +130,7 @@ void DeliveredFits(const std::vector<RunRecord>& records, Analysis* a) {
   a->delivered = FitBlocked(asked.x, all, asked.block);
   a->delivered_own = FitBlocked(asked.x, own, asked.block);
   a->latency_delivered = FitBlocked(all, asked.y, asked.block);
+  a->latency_delivered_own = FitBlocked(own, asked.y, asked.block);
 }
 
 void BandwidthHold(Analysis* a) {

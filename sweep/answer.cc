@@ -37,6 +37,9 @@ std::string HeadlineText(const Analysis& a) {
   return out;
 }
 
+// How far the waits' slope may be from 1 before the answer says so.
+constexpr double kDeliveredSlack = 0.02;
+
 std::string CiText(const BlockedFit& f) {
   return "95% CI " + Fmt("%.4g", f.slope_ci.lo) + " .. " +
          Fmt("%.4g", f.slope_ci.hi);
@@ -52,12 +55,29 @@ std::string DeliveredText(const Analysis& a) {
                     Fmt("%.4g", a.delivered_own.slope) +
                     " without the CPU the waiting threads lost (" +
                     CiText(a.delivered_own) + ")\n";
-  if (a.latency_delivered.ok) {
+  if (a.latency_delivered.ok && a.latency_delivered_own.ok) {
     out += "slope against the delay delivered: " +
            Fmt("%+.4g", a.latency_delivered.slope) + " " +
            (a.label.unit.empty() ? std::string() : a.label.unit + " ") +
            "per µs the shim's waits lasted (" + CiText(a.latency_delivered) +
-           ")\n";
+           "), " + Fmt("%+.4g", a.latency_delivered_own.slope) +
+           " per µs of the spins' own (" + CiText(a.latency_delivered_own) +
+           "): a mean follows the first, a minimum the second\n";
+  }
+  // In words, when the intervals leave no doubt.
+  if (a.delivered.slope_ci.lo > 1 + kDeliveredSlack) {
+    out += "  the waits lasted " +
+           Fmt("%.0f%%", (a.delivered.slope - 1) * 100) +
+           " longer than asked: CPU the waiting threads lost (a busy "
+           "machine, or more threads than CPUs), which a mean metric's "
+           "slope per µs asked includes\n";
+  }
+  const Interval& own = a.delivered_own.slope_ci;
+  if (own.lo > 1 + kDeliveredSlack || own.hi < 1 - kDeliveredSlack) {
+    out += "  the spins' own waits are " +
+           Fmt("%+.1f%%", (a.delivered_own.slope - 1) * 100) +
+           " off what was asked: the emulator's error, not the "
+           "application's\n";
   }
   return out;
 }
@@ -150,20 +170,22 @@ Json AnswerJson(const Analysis& a) {
   for (size_t i = 0; i < a.points.size(); ++i) {
     if (a.points[i].noisy) noisy.push_back(i);
   }
-  return {{"metric",
-           {{"name", a.label.name},
-            {"unit", a.label.unit},
-            {"better", a.label.better == Better::kLower ? "lower" : "higher"}}},
-          {"latency_blocked", BlockedJson(a.latency_blocked)},
-          {"delivered",
-           {{"per_asked", BlockedJson(a.delivered)},
-            {"own_per_asked", BlockedJson(a.delivered_own)},
-            {"metric_per_delivered", BlockedJson(a.latency_delivered)}}},
-          {"set_aside", set_aside},
-          {"noisy_points", noisy},
-          {"latency_tolerance_us", TolerancesJson(a.latency_tolerance)},
-          {"bandwidth_blocked", BlockedJson(a.bandwidth_blocked)},
-          {"bandwidth_tolerance_share", TolerancesJson(a.bandwidth_tolerance)}};
+  return {
+      {"metric",
+       {{"name", a.label.name},
+        {"unit", a.label.unit},
+        {"better", a.label.better == Better::kLower ? "lower" : "higher"}}},
+      {"latency_blocked", BlockedJson(a.latency_blocked)},
+      {"delivered",
+       {{"per_asked", BlockedJson(a.delivered)},
+        {"own_per_asked", BlockedJson(a.delivered_own)},
+        {"metric_per_delivered", BlockedJson(a.latency_delivered)},
+        {"metric_per_delivered_own", BlockedJson(a.latency_delivered_own)}}},
+      {"set_aside", set_aside},
+      {"noisy_points", noisy},
+      {"latency_tolerance_us", TolerancesJson(a.latency_tolerance)},
+      {"bandwidth_blocked", BlockedJson(a.bandwidth_blocked)},
+      {"bandwidth_tolerance_share", TolerancesJson(a.bandwidth_tolerance)}};
 }
 
 std::vector<std::pair<std::string, std::string>> LlampFiles(const Analysis& a) {

@@ -99,6 +99,8 @@ TEST(AnswerTest, TheDelayDeliveredBesideTheDelayAsked) {
   EXPECT_NEAR(a.delivered.slope, 1.2, 0.002);
   EXPECT_NEAR(a.delivered_own.slope, 1.0, 1e-9);
   EXPECT_NEAR(a.latency_delivered.slope, 0.5, 1e-9);
+  // 0.6 s per µs asked, and the spins' own lasted what was asked.
+  EXPECT_NEAR(a.latency_delivered_own.slope, 0.6, 0.002);
   const std::string text = AnswerText(a);
   EXPECT_NE(text.find("the shim's waits: 1.2"), std::string::npos) << text;
   EXPECT_NE(text.find(" 1 without the CPU the waiting threads lost"),
@@ -107,10 +109,30 @@ TEST(AnswerTest, TheDelayDeliveredBesideTheDelayAsked) {
   EXPECT_NE(text.find("slope against the delay delivered: +0.5 s per µs"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find(", +0.6009 per µs of the spins' own"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  the waits lasted 20% longer than asked"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("the emulator's error"), std::string::npos) << text;
   const nlohmann::json j = AnswerJson(a);
   EXPECT_NEAR(j["delivered"]["per_asked"]["slope"].get<double>(), 1.2, 0.002);
   EXPECT_NEAR(j["delivered"]["metric_per_delivered"]["slope"].get<double>(),
               0.5, 1e-9);
+
+  // Spins 10% short, and no CPU lost: the emulator's error, said so.
+  std::vector<RunRecord> short_runs = runs;
+  for (RunRecord& r : short_runs) {
+    r.wait_own_ns = 900 * r.latency_ns / 1000 * (1 + 0.001 * r.block);
+    r.wait_ns = r.wait_own_ns;
+  }
+  const std::string short_text = AnswerText(
+      Analyze(TheGrid(), short_runs, LabelFor("preset:lammps", "", "")));
+  EXPECT_NE(short_text.find("  the spins' own waits are -9.9% off what was "
+                            "asked: the emulator's error"),
+            std::string::npos)
+      << short_text;
+  EXPECT_EQ(short_text.find("longer than asked"), std::string::npos);
 
   // One run at a latency that reported no waits (a shim that did not
   // write them): nothing said about delivery.
