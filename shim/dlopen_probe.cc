@@ -1,4 +1,4 @@
-// Test helper for shim/vm_tests.bats: opens an RDMA device through a
+// Test helper for shim/vm_stacks_tests.bats: opens an RDMA device through a
 // privately dlopen'ed libibverbs (RTLD_LOCAL, symbols by dlvsym on the handle,
 // as NCCL does), so only the shim's verbs_open_device hook can see it.
 //   dlopen_probe [DEVICE] [--hold]

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Helpers for running verbs programs natively and under libverbsemu.so inside
-# soft-roce/vm. Source after tests/vm/lib.sh. Used by shim/vm_tests.bats and
-# tools/accuracy_e2e.sh.
+# soft-roce/vm. Source after tests/vm/lib.sh. Used by shim/vm_tests.bats,
+# shim/vm_stacks_tests.bats and tools/accuracy_e2e.sh.
 
 VERBSEMU=${VERBSEMU:-bazel-bin/shim/verbsemu}
 
@@ -101,4 +101,27 @@ perf_result() {
     perftest_row "$VM_LOGDIR/$tag.client" | awk -v s="$size" -v n="$iters" \
       'NF >= 5 && $1 == s && $2 == n && $4 > 0 {print $4, $5}'
   fi
+}
+
+# spin_own_case TEST REPORT (LAT_US set by the suite): the waits the spins made, without the time
+# their threads lost the CPU, are the target (two of it for a READ) within
+# 2%; the time the CPU was lost is the machine's, not the spin's.
+spin_own_case() {
+  local legs=1 own late
+  [ "$1" = ib_read_lat ] && legs=2
+  if [ "${VERBSEMU_LATENCY_MODE:-spin}" = defer ]; then
+    # Defer's waits are hand-overs; the ones that came late are what it
+    # adds beyond the target (the split by lost CPU is a spin's).
+    late=$(report_late_p50 "$2")
+    [ -n "$late" ] || flunk "the shim's report has no waits line" "$2"
+    echo "defer: hand-overs late by p50 $late us (target $((legs * LAT_US)) us)"
+    awk -v l="$late" -v t="$((legs * LAT_US))" 'BEGIN {exit !(l <= 0.05 * t)}' ||
+      flunk "defer's hand-overs were late by p50 $late us, over 5% of $((legs * LAT_US)) us" "$2"
+    return
+  fi
+  own=$(report_spin_own "$2")
+  [ -n "$own" ] || flunk "the shim's report has no waits line" "$2"
+  echo "the spin's own wait per post: $own us for $legs x $LAT_US us"
+  awk -v o="$own" -v t="$((legs * LAT_US))" 'BEGIN {d = o - t; if (d < 0) d = -d; exit !(d <= 0.02 * t)}' ||
+    flunk "the spin's own wait per post is $own us, not $((legs * LAT_US)) us within 2%" "$2"
 }

@@ -3,7 +3,7 @@
 # real file, and a copy made DF_SYMBOLIC by set_df_symbolic, bound as
 # Ubuntu's is), the environment check, bad arguments, and the self-test
 # child on a device that is not there. The self-test itself needs an RDMA
-# device: shim/vm_tests.bats runs it on rxe.
+# device: shim/vm_stacks_tests.bats runs it on rxe.
 
 setup() {
   verbsemu=$(readlink -f "$BATS_TEST_DIRNAME/../shim/verbsemu")
