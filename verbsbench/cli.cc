@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "emulate/units.h"
 #include "verbsbench/compare/cli.h"
+#include "verbsbench/contend_cli.h"
 #include "verbsbench/engine.h"
 #include "verbsbench/report.h"
 #include "verbsbench/rte/launcher.h"
@@ -34,6 +35,8 @@ const char* kUsage =
     "usage: verbsbench lat|bw|lop [HOST] [options]\n"
     "       verbsbench compare [options] BASE.json NEW.json  (see compare "
     "--help)\n"
+    "       verbsbench contend [HOST] [options]  (contention graphs; see "
+    "contend --help)\n"
     "       verbsbench --version\n"
     "  Without HOST: root (server) - waits for peers, measures, reports.\n"
     "  With HOST:    peer (client) - connects to the root and serves it.\n"
@@ -181,6 +184,10 @@ int CliMain(int argc, const char* const argv[], std::ostream& out,
             std::ostream& err) {
   if (argc > 1 && std::string(argv[1]) == "compare") {
     return compare::CompareMain(argc - 1, argv + 1, out, err);
+  }
+  if (argc > 1 && std::string(argv[1]) == "contend") {
+    return ContendMain(std::vector<std::string>(argv + 2, argv + argc), out,
+                       err);
   }
   return verbsemu::cli::Run("verbsbench", err, [&] {
     CommandLine cl;

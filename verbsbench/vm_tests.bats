@@ -481,6 +481,40 @@ check_ranks() {
   check_ranks "$tag" 3 "$SERVER_DEV" "$CLIENT_DEV"
 }
 
+# ---- contend -----------------------------------------------------------------
+# Two vertices under mpirun -np 2, rank 0 on the server's device and rank 1
+# on the client's (rxe0 and rxe1 in the pair topology): a>b alone and
+# a>b,b>a, 3 blocks of 256 KiB edges. The table has a line per graph and
+# edge, the file names both ranks' devices and every run of both graphs,
+# and contentionfit fit reads it unchanged (alpha from a>b).
+# bats test_tags=topology-independent
+@test "contend under mpirun -np 2: a>b and a>b,b>a, read by contentionfit" {
+  local root=${VERBSEMU_VM_HOST_ROOT:-} tag=contend fit=${VERBSEMU_BIN:-$PWD/bazel-bin}/models/contention/contentionfit
+  [ -n "$root" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
+  [ -x "$fit" ] || flunk "no $fit: bazel build //models/contention:contentionfit"
+  chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout 120 mpirun --oversubscribe --bind-to none \
+    -np 1 "$VB" contend -g 'a>b' -g 'duplex: a>b,b>a' -s 256K -r 3 --lead 50ms --wait yield \
+    -d "$SERVER_DEV" -x "$SERVER_GID" --timeout 60 --json "$VM_LOGDIR/$tag.json" : \
+    -np 1 "$VB" contend -d "$CLIENT_DEV" -x "$CLIENT_GID" --timeout 60 \
+    >"$VM_LOGDIR/$tag.out" 2>&1 || flunk "mpirun exited $?" "$VM_LOGDIR/$tag.out"
+  local rows
+  rows=$(grep -cE '^(a>b|duplex) +[01] +(a>b|b>a) +262144 +3 ' "$VM_LOGDIR/$tag.out" || true)
+  [ "$rows" = 3 ] || flunk "the table has $rows graph-edge lines, expected 3" "$VM_LOGDIR/$tag.out"
+  if [ "$(jget "$tag" /schema)" != verbsemu.contend/1 ] || [ "$(jsize "$tag" /ranks)" != 2 ] ||
+    [ "$(jget "$tag" /ranks/0/device)" != "$SERVER_DEV" ] || [ "$(jget "$tag" /ranks/1/device)" != "$CLIENT_DEV" ] ||
+    [ "$(jsize "$tag" /graphs/0/runs)" != 3 ] || [ "$(jsize "$tag" /graphs/1/runs)" != 3 ] ||
+    [ "$(jget "$tag" /graphs/1/canonical)" != "0>1,1>0" ]; then
+    flunk "not 2 ranks on $SERVER_DEV/$CLIENT_DEV with 3 runs of each graph" "$VM_LOGDIR/$tag.json"
+  fi
+  "$fit" fit "$VM_LOGDIR/$tag.json" --models mm2011-node,maxmin >"$VM_LOGDIR/$tag.fit" 2>&1 ||
+    flunk "contentionfit fit refused the file" "$VM_LOGDIR/$tag.fit"
+  grep -q '^alpha .* 3 runs of one-edge graphs' "$VM_LOGDIR/$tag.fit" ||
+    flunk "no alpha from the 3 runs of a>b" "$VM_LOGDIR/$tag.fit"
+  grep -E '^(a>b|duplex) ' "$VM_LOGDIR/$tag.out"
+  head -1 "$VM_LOGDIR/$tag.fit"
+}
+
 # ---- rdma_cm → out-of-band fallback ----------------------------------------
 # On 127.0.0.1 the root's rdma_cm listener binds, but the peer's route
 # resolution fails (no RDMA device on lo): with --cm auto both fall back to

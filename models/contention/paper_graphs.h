@@ -1,7 +1,8 @@
 // The named graphs of Martinasso & Mehaut (Euro-Par 2011), Figs. 2-4, as
 // reconstructed from the paper's numbers (the figures are pictures: these
 // edge lists are the ones, up to relabelling, consistent with every
-// printed number), with the paper's alpha and message size. Test data.
+// printed number), with the paper's alpha and message size: the tests'
+// data and verbsbench contend's mm2011 set.
 #ifndef VERBSEMU_MODELS_CONTENTION_PAPER_GRAPHS_H_
 #define VERBSEMU_MODELS_CONTENTION_PAPER_GRAPHS_H_
 
