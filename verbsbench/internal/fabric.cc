@@ -9,6 +9,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "verbsbench/internal/rc_connect.h"
+
 namespace verbsbench::internal {
 namespace {
 
@@ -205,55 +207,16 @@ nlohmann::json Fabric::LocalQpInfo(const Endpoint& ep) {
 }
 
 void Fabric::ModifyToRts(Endpoint& ep, const nlohmann::json& remote) {
-  ibv_qp_attr attr{};
-  attr.qp_state = IBV_QPS_INIT;
-  attr.pkey_index = 0;
-  attr.port_num = static_cast<uint8_t>(config_.ib_port);
-  attr.qp_access_flags =
-      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-  if (int err = ibv_modify_qp(ep.qp, &attr,
-                              IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                                  IBV_QP_ACCESS_FLAGS)) {
-    Fail("ibv_modify_qp INIT", err);
-  }
+  RcLocal local;
+  local.port = static_cast<uint8_t>(config_.ib_port);
+  local.active_mtu = port_attr_.active_mtu;
+  local.global = Global();
+  local.gid_index = gid_index_;
+  local.psn = psn_;
+  local.access |= IBV_ACCESS_REMOTE_READ;
+  RcToInit(ep.qp, local);
   RefillRecvs(ep, config_.rq_depth);
-  attr = {};
-  attr.qp_state = IBV_QPS_RTR;
-  attr.path_mtu = static_cast<ibv_mtu>(
-      std::min<int>(port_attr_.active_mtu, remote.at("mtu").get<int>()));
-  attr.dest_qp_num = remote.at("qpn").get<uint32_t>();
-  attr.rq_psn = remote.at("psn").get<uint32_t>();
-  attr.max_dest_rd_atomic = 1;
-  attr.min_rnr_timer = 12;
-  attr.ah_attr.dlid = remote.at("lid").get<uint16_t>();
-  attr.ah_attr.port_num = static_cast<uint8_t>(config_.ib_port);
-  const ibv_gid remote_gid = ParseGid(remote.at("gid").get<std::string>());
-  if (Global()) {
-    attr.ah_attr.is_global = 1;
-    attr.ah_attr.grh.dgid = remote_gid;
-    attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
-    attr.ah_attr.grh.hop_limit = 64;
-  }
-  if (int err =
-          ibv_modify_qp(ep.qp, &attr,
-                        IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-                            IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                            IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-    Fail("ibv_modify_qp RTR", err);
-  }
-  attr = {};
-  attr.qp_state = IBV_QPS_RTS;
-  attr.timeout = 14;
-  attr.retry_cnt = 7;
-  attr.rnr_retry = 7;
-  attr.sq_psn = psn_;
-  attr.max_rd_atomic = 1;
-  if (int err = ibv_modify_qp(ep.qp, &attr,
-                              IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                                  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                                  IBV_QP_MAX_QP_RD_ATOMIC)) {
-    Fail("ibv_modify_qp RTS", err);
-  }
+  RcToRts(ep.qp, local, remote);
 }
 
 bool Fabric::Global() const {
