@@ -10,14 +10,7 @@
 #   or: soft-roce/vm --topology pair -- bats shim/vm_tests.bats
 
 load ../tests/vm/common
-# shellcheck source=shim/vm_lib.sh
-source "$BATS_TEST_DIRNAME/vm_lib.sh"
-LAT_US=${VM_SHIM_LATENCY_US:-100} # large against rxe's 12-70 us noise
-
-setup() {
-  vm_setup
-  shim_ready || flunk "$VERBSEMU or libverbsemu.so missing: bazel build //shim:libverbsemu.so //shim:verbsemu on the host"
-}
+load vm_suite
 
 lat_run() { # TAG TEST SIZE ITERS FLAGS|- EXTRA... -> "t_min t_typical" (us)
   local tag=$1
