@@ -19,13 +19,16 @@ std::string PerUnit(const MetricLabel& l) {
          "per µs of one-way latency";
 }
 
+std::string CiText(const BlockedFit& f) {
+  return "95% CI " + Fmt("%.4g", f.slope_ci.lo) + " .. " +
+         Fmt("%.4g", f.slope_ci.hi);
+}
+
 std::string HeadlineText(const Analysis& a) {
   const BlockedFit& f = a.latency_blocked;
   if (!f.ok) return "";
   std::string out = "slope against added latency: " + Fmt("%+.4g", f.slope) +
-                    " " + PerUnit(a.label) + " (95% CI " +
-                    Fmt("%.4g", f.slope_ci.lo) + " .. " +
-                    Fmt("%.4g", f.slope_ci.hi) +
+                    " " + PerUnit(a.label) + " (" + CiText(f) +
                     "; within blocks, robust: " + std::to_string(f.n) +
                     " runs in " + std::to_string(f.blocks) + " blocks)\n";
   for (const SetAside& s : a.set_aside) {
@@ -39,11 +42,6 @@ std::string HeadlineText(const Analysis& a) {
 
 // How far the waits' slope may be from 1 before the answer says so.
 constexpr double kDeliveredSlack = 0.02;
-
-std::string CiText(const BlockedFit& f) {
-  return "95% CI " + Fmt("%.4g", f.slope_ci.lo) + " .. " +
-         Fmt("%.4g", f.slope_ci.hi);
-}
 
 // What the shim delivered beside what was asked, and the metric against
 // it: a slope above 1 per µs asked is the emulator's (or the machine's)
