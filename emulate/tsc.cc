@@ -80,6 +80,18 @@ int64_t MonotonicRawNs() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+double SteppedMedian(std::vector<double> v, double period) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double m = v[v.size() / 2];
+  const auto lo = std::lower_bound(v.begin(), v.end(), m - period / 2);
+  const auto hi = std::upper_bound(v.begin(), v.end(), m + period / 2);
+  const double below = static_cast<double>(lo - v.begin());
+  const double in = static_cast<double>(hi - lo);
+  return m - period / 2 +
+         (static_cast<double>(v.size()) / 2 - below) / in * period;
+}
+
 bool HasInvariantTsc() {
 #if defined(__x86_64__) || defined(__i386__)
   unsigned eax, ebx, ecx, edx;

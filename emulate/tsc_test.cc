@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 namespace verbsemu::emulate {
 namespace {
@@ -55,6 +57,52 @@ TEST(ReadTsc, PlainAndOrderedReadsShareOneCounter) {
   const uint64_t c = ReadTsc();
   EXPECT_LE(a, b);
   EXPECT_LE(b, c);
+}
+
+// A counter that advances 26 ticks per read, and by 1 on every 16th read
+// (as an EPYC guest's TSC does now and then): its read period is 26, where
+// the smallest advance would say 1.
+TEST(ClockReadPeriodTicks, IsTheTypicalAdvanceNotTheSmallest) {
+  uint64_t t = 1000;
+  int n = 0;
+  EXPECT_EQ(ClockReadPeriodTicks([&] { return t += (++n % 16 == 0) ? 1 : 26; }),
+            26u);
+}
+
+TEST(ClockReadPeriodTicks, LeavesOutReadsThatDidNotAdvance) {
+  uint64_t t = 0;
+  int n = 0;
+  // Three reads in four see the same value; the fourth a step of 40 later.
+  EXPECT_EQ(ClockReadPeriodTicks([&] { return t += (++n % 4 == 0) ? 40 : 0; }),
+            40u);
+  EXPECT_EQ(ClockReadPeriodTicks([] { return uint64_t{7}; }), 1u);
+}
+
+TEST(TscReadPeriodTicks, IsAtLeastOneTick) {
+  EXPECT_GE(TscReadPeriodTicks(), 1u);
+}
+
+// Delays spread evenly over [103, 123) ns (median 113), each measured as
+// the difference of two reads of a clock with a 10 ns period at a random
+// phase: a delay x reads 10 * floor(x / 10), or 10 more with a chance of
+// x's fraction of a period. The samples' plain median snaps to 110; the
+// interpolated one finds 113.
+TEST(SteppedMedian, InterpolatesWithinThePeriod) {
+  std::vector<double> v;
+  const int n = 1000;
+  const double golden = 0.6180339887;
+  for (int i = 0; i < n; ++i) {
+    const double x = 103 + 20.0 * i / n;
+    const double phase = std::fmod(i * golden, 1.0);
+    const double below = 10 * std::floor(x / 10);
+    v.push_back(below + (phase < (x - below) / 10 ? 10 : 0));
+  }
+  EXPECT_NEAR(SteppedMedian(v, 10), 113, 0.5);
+}
+
+TEST(SteppedMedian, IsThePlainMedianForSpreadSamplesAndZeroForNone) {
+  EXPECT_NEAR(SteppedMedian({1, 2, 3, 4, 5, 6, 7, 8, 9}, 1), 5, 0.5);
+  EXPECT_EQ(SteppedMedian({}, 10), 0);
 }
 
 TEST(MonotonicRawNs, Advances) {

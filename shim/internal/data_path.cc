@@ -38,35 +38,6 @@ uint32_t DitherDraw() {
   return x;
 }
 
-// The TSC's step: the smallest advance between two reads (the read's own
-// cost where it counts every tick; some virtual machines' TSC advances in
-// steps of about 10 ns).
-uint64_t ClockStepTicks() {
-  uint64_t step = ~uint64_t{0}, prev = emulate::ReadTsc();
-  for (int i = 0; i < 1000; ++i) {
-    const uint64_t t = emulate::ReadTsc();
-    if (t != prev) step = std::min(step, t - prev);
-    prev = t;
-  }
-  return step == ~uint64_t{0} ? 1 : step;
-}
-
-// The median of differences of two clock readings: the sample median snaps
-// to the clock's `step`, so it is interpolated within it, the samples taken
-// as spread evenly over their step (their phase against it is random).
-uint64_t SteppedMedian(std::vector<uint64_t> v, uint64_t step) {
-  std::sort(v.begin(), v.end());
-  const uint64_t m = v[v.size() / 2], half = step / 2;
-  const auto lo = std::lower_bound(v.begin(), v.end(), m - std::min(m, half));
-  const auto hi = std::upper_bound(v.begin(), v.end(), m + half);
-  const double below = static_cast<double>(lo - v.begin());
-  const double in = static_cast<double>(hi - lo);
-  const double at = static_cast<double>(m) - static_cast<double>(half) +
-                    (static_cast<double>(v.size()) / 2 - below) / in *
-                        static_cast<double>(step);
-  return at > 0 ? static_cast<uint64_t>(at + 0.5) : 0;
-}
-
 struct NanoSleep {
   const emulate::TscCalibration& cal;
   void operator()(uint64_t ticks) const {
@@ -193,7 +164,7 @@ void CalibrateSpin(Engine& e) {
   // waits are dithered as every wait is: the median then stands for every
   // phase, where a fixed one moved it by up to a step from one calibration
   // to the next (docs/accuracy.md).
-  const uint64_t step = ClockStepTicks();
+  const uint64_t step = emulate::TscReadPeriodTicks();
   e.wait.dither_ticks = step;
   uint64_t (*next)() = StampNow;
   asm volatile("" : "+r"(next));
@@ -205,7 +176,11 @@ void CalibrateSpin(Engine& e) {
     const uint64_t after = next();
     o = after > before + target ? after - before - target : 0;
   }
-  e.cal.spin_fixed_cost_ticks = SteppedMedian(over, step);
+  std::vector<double> samples(over.begin(), over.end());
+  const double cost =
+      emulate::SteppedMedian(std::move(samples), static_cast<double>(step));
+  e.cal.spin_fixed_cost_ticks =
+      cost > 0 ? static_cast<uint64_t>(cost + 0.5) : 0;
 }
 
 void AddPendingWait(ThreadCache* c) {
