@@ -33,7 +33,7 @@ load expect_error
 
 @test "the tree: programs, the shim stripped with a debug link, pages, docs" {
   local f
-  for f in bin/verbsemu bin/verbsbench bin/lopfit bin/loggpfit; do
+  for f in bin/verbsemu bin/verbsbench bin/lopfit bin/loggpfit bin/contentionfit; do
     [ -x "$tree/$f" ] || { echo "no $f"; return 1; }
   done
   f=$tree/lib/verbsemu/libverbsemu.so
@@ -41,7 +41,7 @@ load expect_error
   readelf -p .gnu_debuglink "$f" | grep -q 'libverbsemu.so.debug'
   # gdb's layout: the debug directory, then the file's own path.
   readelf -S "$tree/lib/debug$prefix/lib/verbsemu/libverbsemu.so.debug" | grep -q '\.debug_line'
-  for f in man1/verbsemu.1 man1/verbsbench.1 man1/lopfit.1 man1/loggpfit.1 man7/verbsemu.7; do
+  for f in man1/verbsemu.1 man1/verbsbench.1 man1/lopfit.1 man1/loggpfit.1 man1/contentionfit.1 man7/verbsemu.7; do
     [ -s "$tree/share/man/$f" ] || { echo "no $f"; return 1; }
   done
   [ -s "$tree/share/doc/verbsemu/README.md" ]
@@ -50,7 +50,7 @@ load expect_error
 
 @test "every installed program prints one version line and exits 0" {
   local p out
-  for p in verbsemu verbsbench lopfit loggpfit; do
+  for p in verbsemu verbsbench lopfit loggpfit contentionfit; do
     out=$("$tree/bin/$p" --version 2>/dev/null | head -n 1)
     [[ "$out" =~ ^$p\ [0-9]+\.[0-9]+[^\ ]*\ \(git\ [^\ ,]+,\ rdma-core\ [0-9.]+\ built\ against\)$ ]] ||
       { echo "$p: '$out'"; return 1; }

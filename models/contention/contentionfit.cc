@@ -162,6 +162,7 @@ void RunInvert(const Request& r, double tolerance, std::ostream& out) {
 po::options_description Options() {
   po::options_description o("options");
   o.add_options()("help,h", "this text")(
+      "version", "print the version and exit (the first argument, alone)")(
       "model", po::value<std::string>()->default_value("mm2011-node"),
       ("penalty model (invert, fit: for the later steps; export: the file's, "
        "default the best; synth: the one that makes the data): " +
@@ -279,6 +280,8 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
     out << kUsage << "\n" << options;
     return 0;
   }
+  if (vm.count("version"))
+    throw UsageError("--version is answered alone: contentionfit --version");
   if (!vm.count("command"))
     throw UsageError(std::string("no command (") + kUsage + ")");
   const std::string command = vm["command"].as<std::string>();

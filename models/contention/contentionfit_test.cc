@@ -204,6 +204,9 @@ const std::vector<BadCase>& DataBadCases() {
       {{"synth", "--reps", "0"}, 2, "synthetic data needs a rate > 0"},
       {{"synth", "--rate", "0"}, 2, "--rate must be bytes per second > 0"},
       {{"synth", "--sizes", "1M,2M"}, 2, "synth: --sizes must be one size > 0"},
+      {{"predict", "a>b", "--version"},
+       2,
+       "--version is answered alone: contentionfit --version"},
   };
   return cases;
 }
