@@ -6,11 +6,15 @@
 // Debian's build) or the provider's (verbs_set_ops on a -Bsymbolic build).
 // An RC send/receive ping-pong over a TCP exchange of QP numbers and GIDs:
 //   nccl_style_pingpong -d DEV -x GID_INDEX -p PORT [-n ITERS] [-s BYTES]
-//                       [--hide] [SERVER_ADDRESS]
+//                       [--hide] [--app-delay NS] [SERVER_ADDRESS]
 // Without SERVER_ADDRESS it serves one client. --hide runs the ping-pong
 // through a second libibverbs loaded in a link namespace of its own
 // (dlmopen), which no preload reaches, while the device is also opened
 // through the usual one: a QP the shim cannot see beside a context it sees.
+// --app-delay NS makes both ends busy-wait NS (steady_clock) before each
+// send, inside the timed loop, as the shim's spin does: a control whose
+// answer is known (one way grows by NS), to tell what a test bed adds to
+// any wait from what the shim's waits add.
 // The client prints
 //   device DEV iters N bytes S t_min_us X t_median_us Y
 // one-way latencies (half the round trip), and both ends exit 0 on success.
@@ -113,7 +117,17 @@ struct Options {
   int bytes = 8;
   std::string server;  // empty: serve
   bool hide = false;
+  long app_delay_ns = 0;  // --app-delay
 };
+
+// The application's own wait before a send (--app-delay).
+void AppDelay(const Options& o) {
+  if (o.app_delay_ns <= 0) return;
+  const auto end = std::chrono::steady_clock::now() +
+                   std::chrono::nanoseconds(o.app_delay_ns);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+}
 
 bool Parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -129,6 +143,8 @@ bool Parse(int argc, char** argv, Options& o) {
       o.iters = std::atoi(argv[++i]);
     } else if (a == "-s" && has_value) {
       o.bytes = std::atoi(argv[++i]);
+    } else if (a == "--app-delay" && has_value) {
+      o.app_delay_ns = std::atol(argv[++i]);
     } else if (a == "--hide") {
       o.hide = true;
     } else if (!a.empty() && a[0] != '-' && o.server.empty()) {
@@ -153,6 +169,7 @@ bool Run(RcEndpoint& e, const Options& o, std::vector<double>* one_way,
   for (int i = 0; i < o.iters; ++i) {
     if (!e.PostRecv()) return false;
     const auto t0 = std::chrono::steady_clock::now();
+    AppDelay(o);
     if (!e.PostSend() || !e.Reap(2, 10, why)) return false;
     const auto t1 = std::chrono::steady_clock::now();
     one_way->push_back(
@@ -163,8 +180,9 @@ bool Run(RcEndpoint& e, const Options& o, std::vector<double>* one_way,
 
 bool Serve(RcEndpoint& e, const Options& o, std::string* why) {
   for (int i = 0; i < o.iters; ++i) {
-    if (!e.Reap(1, 10, why) || !e.PostRecv() || !e.PostSend() ||
-        !e.Reap(1, 10, why)) {
+    if (!e.Reap(1, 10, why) || !e.PostRecv()) return false;
+    AppDelay(o);
+    if (!e.PostSend() || !e.Reap(1, 10, why)) {
       return false;
     }
   }

@@ -7,19 +7,26 @@
 # message). Prints, per library, every run's one-way t_min and median (the
 # client's own figures, half the round trip) and the differences of the
 # best t_min: the delay with the shim's own cost, and without it.
+# --control GRID (one-way µs, e.g. 0,10,20,30,40,50) runs the control
+# instead, with Debian's library: at each latency the client with the
+# application's own busy-wait before each send (--app-delay, no shim) and
+# under the shim (+1 ns at 0), alternating; prints every run and, per arm,
+# the least-squares slope of the best t_min per latency. A test bed that
+# lengthens every wait shows the same slope in both arms.
 # Host side, first: bazel build //shim/... //soft-roce/symbolic:all
-#   soft-roce/vm --topology pair -- tools/internal/nccl_style_e2e.sh [--rounds N] [--latency US] [--iters N]
+#   soft-roce/vm --topology pair -- tools/internal/nccl_style_e2e.sh [--rounds N] [--latency US] [--iters N] [--control GRID]
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 source tests/vm/lib.sh
-rounds=7 lat=20 iters=5000
+rounds=7 lat=20 iters=5000 control=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --latency) lat=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
-    *) echo "usage: $0 [--rounds N] [--latency US] [--iters N]" >&2; exit 2 ;;
+    --control) control=$2; shift 2 ;;
+    *) echo "usage: $0 [--rounds N] [--latency US] [--iters N] [--control GRID]" >&2; exit 2 ;;
   esac
 done
 bin=${VERBSEMU_BIN:-bazel-bin}
@@ -31,16 +38,17 @@ mkdir -p "$ubuntu"
   "$ubuntu/libibverbs.so.1" >/dev/null || exit 1
 
 # one LIBDIR PREFIX...: the client's "t_min median" line, or "fail".
+# APP_DELAY_NS, when set, is both ends' own wait before each send.
 one() {
   local libdir=$1 port out
   shift
   port=$(new_port)
   env LD_LIBRARY_PATH="$libdir" "$@" "$probe" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -n "$iters" \
-    >/dev/null 2>&1 &
+    --app-delay "${APP_DELAY_NS:-0}" >/dev/null 2>&1 &
   local pid=$!
   wait_until 30 tcp_listening "$port" || { kill "$pid"; echo fail; return; }
   out=$(env LD_LIBRARY_PATH="$libdir" "$@" "$probe" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" \
-    -n "$iters" "$SERVER_ADDR" 2>/dev/null)
+    -n "$iters" --app-delay "${APP_DELAY_NS:-0}" "$SERVER_ADDR" 2>/dev/null)
   wait "$pid"
   echo "$out" | sed -n 's/.* t_min_us \([0-9.]*\) t_median_us \([0-9.]*\).*/\1 \2/p' | grep . || echo fail
 }
@@ -49,6 +57,35 @@ one() {
 best() {
   printf '%s\n%s\n' "$1" "${2%% *}" | grep -E '^[0-9.]+$' | sort -g | head -n 1
 }
+
+# slope "L T_MIN" lines on stdin: the least-squares slope of T_MIN on L.
+slope() {
+  awk '{n++; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2}
+    END {if (n > 1 && n * sxx != sx * sx) printf "%.4f", (n * sxy - sx * sy) / (n * sxx - sx * sx); else printf "none"}'
+}
+
+if [ -n "$control" ]; then
+  IFS=, read -r -a grid <<<"$control"
+  declare -A best_app best_shim
+  echo "## control: one-way t_min and median (us), the application's own wait and the shim's"
+  for ((r = 1; r <= rounds; r++)); do
+    for l in "${grid[@]}"; do
+      a=$(APP_DELAY_NS=$(awk -v l="$l" 'BEGIN {printf "%.0f", l * 1000}') one "")
+      shim_lat=${l}us
+      [ "$(awk -v l="$l" 'BEGIN {print (l == 0)}')" = 1 ] && shim_lat=1ns
+      s=$(one "" "$launcher" run --latency "$shim_lat" --)
+      echo "round $r latency $l: application's wait $a; shim $s"
+      best_app[$l]=$(best "${best_app[$l]:-}" "$a") best_shim[$l]=$(best "${best_shim[$l]:-}" "$s")
+    done
+  done
+  for arm in app shim; do
+    declare -n b=best_$arm
+    pts=$(for l in "${grid[@]}"; do [ -n "${b[$l]:-}" ] && echo "$l ${b[$l]}"; done)
+    echo "$arm: best t_min per latency (us): $(echo "$pts" | awk '{printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2}'); slope $(echo "$pts" | slope) per us"
+    unset -n b
+  done
+  exit 0
+fi
 
 for lib in debian ubuntu; do
   libdir=""
