@@ -58,15 +58,39 @@ best() {
   printf '%s\n%s\n' "$1" "${2%% *}" | grep -E '^[0-9.]+$' | sort -g | head -n 1
 }
 
-# slope "L T_MIN" lines on stdin: the least-squares slope of T_MIN on L.
-slope() {
-  awk '{n++; sx += $1; sy += $2; sxx += $1 * $1; sxy += $1 * $2}
-    END {if (n > 1 && n * sxx != sx * sx) printf "%.4f", (n * sxy - sx * sy) / (n * sxx - sx * sx); else printf "none"}'
+# control_summary: "ARM L T_MIN T_MEDIAN" lines on stdin (ARM app or shim);
+# per arm, the best t_min and the median of the runs' medians at each L,
+# and the least-squares slope of each on L.
+control_summary() {
+  sort -k1,1 -k2,2g -k3,3g | awk '
+    function flush(   i, j, t, m) {
+      if (key == "") return
+      for (i = 2; i <= k; i++)
+        for (j = i; j > 1 && med[j - 1] > med[j]; j--) { t = med[j]; med[j] = med[j - 1]; med[j - 1] = t }
+      m = (k % 2) ? med[(k + 1) / 2] : (med[k / 2] + med[k / 2 + 1]) / 2
+      line[arm] = line[arm] sprintf(" %s:%s/%.3f", l, best, m)
+      n[arm]++; x[arm, n[arm]] = l; y1[arm, n[arm]] = best; y2[arm, n[arm]] = m
+    }
+    function slope(a, which,   i, sx, sy, sxx, sxy, v) {
+      for (i = 1; i <= n[a]; i++) {
+        v = which == 1 ? y1[a, i] : y2[a, i]
+        sx += x[a, i]; sy += v; sxx += x[a, i] * x[a, i]; sxy += x[a, i] * v
+      }
+      return n[a] > 1 && n[a] * sxx != sx * sx ? sprintf("%.4f", (n[a] * sxy - sx * sy) / (n[a] * sxx - sx * sx)) : "none"
+    }
+    $3 !~ /^[0-9.]+$/ {next}
+    $1 SUBSEP $2 != key {flush(); key = $1 SUBSEP $2; arm = $1; l = $2; best = $3; k = 0; delete med}
+    {med[++k] = $4}
+    END {
+      flush()
+      for (i = 1; i <= 2; i++) if ((a = i == 1 ? "app" : "shim") in n) printf "%s: per latency, best t_min/median of medians (us):%s; slopes %s (t_min), %s (median) per us\n", a == "app" ? "the application'"'"'s wait" : "the shim", line[a], slope(a, 1), slope(a, 2)
+    }'
 }
 
 if [ -n "$control" ]; then
   IFS=, read -r -a grid <<<"$control"
-  declare -A best_app best_shim
+  runs=$VM_LOGDIR/control-runs
+  : >"$runs"
   echo "## control: one-way t_min and median (us), the application's own wait and the shim's"
   for ((r = 1; r <= rounds; r++)); do
     for l in "${grid[@]}"; do
@@ -75,15 +99,10 @@ if [ -n "$control" ]; then
       [ "$(awk -v l="$l" 'BEGIN {print (l == 0)}')" = 1 ] && shim_lat=1ns
       s=$(one "" "$launcher" run --latency "$shim_lat" --)
       echo "round $r latency $l: application's wait $a; shim $s"
-      best_app[$l]=$(best "${best_app[$l]:-}" "$a") best_shim[$l]=$(best "${best_shim[$l]:-}" "$s")
+      printf 'app %s %s\nshim %s %s\n' "$l" "$a" "$l" "$s" >>"$runs"
     done
   done
-  for arm in app shim; do
-    declare -n b=best_$arm
-    pts=$(for l in "${grid[@]}"; do [ -n "${b[$l]:-}" ] && echo "$l ${b[$l]}"; done)
-    echo "$arm: best t_min per latency (us): $(echo "$pts" | awk '{printf "%s%s:%s", (NR > 1 ? " " : ""), $1, $2}'); slope $(echo "$pts" | slope) per us"
-    unset -n b
-  done
+  control_summary <"$runs"
   exit 0
 fi
 
