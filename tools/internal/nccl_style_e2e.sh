@@ -11,8 +11,9 @@
 # instead, with Debian's library: at each latency the client with the
 # application's own busy-wait before each send (--app-delay, no shim) and
 # under the shim (+1 ns at 0), alternating; prints every run and, per arm,
-# the least-squares slope of the best t_min per latency. A test bed that
-# lengthens every wait shows the same slope in both arms.
+# the best t_min and the median t_median per latency with their slopes
+# (tools/internal/control_summary). A test bed that lengthens every wait
+# shows the same slopes in both arms.
 # Host side, first: bazel build //shim/... //soft-roce/symbolic:all
 #   soft-roce/vm --topology pair -- tools/internal/nccl_style_e2e.sh [--rounds N] [--latency US] [--iters N] [--control GRID]
 set -uo pipefail
@@ -58,35 +59,6 @@ best() {
   printf '%s\n%s\n' "$1" "${2%% *}" | grep -E '^[0-9.]+$' | sort -g | head -n 1
 }
 
-# control_summary: "ARM L T_MIN T_MEDIAN" lines on stdin (ARM app or shim);
-# per arm, the best t_min and the median of the runs' medians at each L,
-# and the least-squares slope of each on L.
-control_summary() {
-  sort -k1,1 -k2,2g -k3,3g | awk '
-    function flush(   i, j, t, m) {
-      if (key == "") return
-      for (i = 2; i <= k; i++)
-        for (j = i; j > 1 && med[j - 1] > med[j]; j--) { t = med[j]; med[j] = med[j - 1]; med[j - 1] = t }
-      m = (k % 2) ? med[(k + 1) / 2] : (med[k / 2] + med[k / 2 + 1]) / 2
-      line[arm] = line[arm] sprintf(" %s:%s/%.3f", l, best, m)
-      n[arm]++; x[arm, n[arm]] = l; y1[arm, n[arm]] = best; y2[arm, n[arm]] = m
-    }
-    function slope(a, which,   i, sx, sy, sxx, sxy, v) {
-      for (i = 1; i <= n[a]; i++) {
-        v = which == 1 ? y1[a, i] : y2[a, i]
-        sx += x[a, i]; sy += v; sxx += x[a, i] * x[a, i]; sxy += x[a, i] * v
-      }
-      return n[a] > 1 && n[a] * sxx != sx * sx ? sprintf("%.4f", (n[a] * sxy - sx * sy) / (n[a] * sxx - sx * sx)) : "none"
-    }
-    $3 !~ /^[0-9.]+$/ {next}
-    $1 SUBSEP $2 != key {flush(); key = $1 SUBSEP $2; arm = $1; l = $2; best = $3; k = 0; delete med}
-    {med[++k] = $4}
-    END {
-      flush()
-      for (i = 1; i <= 2; i++) if ((a = i == 1 ? "app" : "shim") in n) printf "%s: per latency, best t_min/median of medians (us):%s; slopes %s (t_min), %s (median) per us\n", a == "app" ? "the application'"'"'s wait" : "the shim", line[a], slope(a, 1), slope(a, 2)
-    }'
-}
-
 if [ -n "$control" ]; then
   IFS=, read -r -a grid <<<"$control"
   runs=$VM_LOGDIR/control-runs
@@ -102,7 +74,7 @@ if [ -n "$control" ]; then
       printf 'app %s %s\nshim %s %s\n' "$l" "$a" "$l" "$s" >>"$runs"
     done
   done
-  control_summary <"$runs"
+  tools/internal/control_summary t_min t_median <"$runs"
   exit 0
 fi
 
