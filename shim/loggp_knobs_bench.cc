@@ -113,6 +113,7 @@ void GapRow(const Opts& o, const emulate::TscCalibration& cal, double gap_ns,
   const double secs = o.quick ? 0.1 : 0.5;
   const size_t n = std::clamp<size_t>(static_cast<size_t>(secs * 1e9 / gap_ns),
                                       1000, 200'000);
+  d.ReservePosts(n);
   uint64_t first = 0;
   const uint64_t cpu0 = ThreadCpuNs();
   for (size_t i = 0; i < n; ++i) {

@@ -408,6 +408,13 @@ FakeDevice::FakeDevice(const char* name) {
 
 FakeDevice::~FakeDevice() = default;
 
+void FakeDevice::ReservePosts(size_t n) {
+  std::lock_guard<std::mutex> lock(rec_mu_);
+  const size_t had = posts_.size();
+  posts_.resize(had + n);
+  posts_.resize(had);
+}
+
 void FakeDevice::Record(const PostRecord& r) {
   if (on_record) on_record(r);
   std::lock_guard<std::mutex> lock(rec_mu_);

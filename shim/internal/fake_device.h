@@ -198,6 +198,10 @@ class FakeDevice {
 
   // --- records
   std::vector<PostRecord> Posts();
+  // Room for `n` posts' records, its memory touched now: a timed run then
+  // neither grows the record nor faults its pages in (both stall the
+  // poster for milliseconds).
+  void ReservePosts(size_t n);
   std::atomic<uint64_t> last_post_tsc{0};
   std::atomic<uint64_t> last_post_bytes{0};
   std::atomic<uint64_t> post_calls{0};
