@@ -37,14 +37,15 @@ struct WaitPolicy {
   // the wait's length; an unpaused one within one clock read, whatever the
   // length (measured at start-up: CalibrateSpin).
   uint64_t tight_tail_ticks = 0;
-  // The clock's read period (its step, measured at start-up). A spin ends at
+  // The clock's read period (emulate::TscReadPeriodTicks at start-up: its
+  // step where it advances in steps, else a read's cost). A spin ends at
   // its first read at or past the deadline; a loop that posts in a fixed
   // rhythm meets every deadline at one phase of that period, so each wait
-  // ends late by the same part of a step: a bias of up to a step (about
-  // 10 ns) that depends on the target. Each deadline is moved later by a
-  // draw from [0, dither_ticks): the lateness then averages half a step at
-  // any phase, and the fixed cost, measured through the same waits, takes
-  // that half step back.
+  // ends late by the same part of a period: a bias of up to a period
+  // (about 10 ns) that depends on the target. Each deadline is moved later
+  // by a draw from [0, dither_ticks): the lateness then averages half a
+  // period at any phase, and the fixed cost, measured through the same
+  // waits, takes that half period back.
   uint64_t dither_ticks = 0;
 
   // `draw` uniform over 32 bits: scaled to [0, dither_ticks) by a multiply,
