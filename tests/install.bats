@@ -48,6 +48,19 @@ load expect_error
   [ -s "$tree/share/doc/verbsemu/docs/shim.md" ]
 }
 
+@test "--no-strip: the programs and the shim as built, no debug directory (a packager strips)" {
+  local plain=$BATS_TEST_TMPDIR/plain f
+  "$root/tools/internal/install_tree" --built "$root" --source "$root" \
+    --prefix "$prefix" --destdir "$plain" --no-strip >"$BATS_TEST_TMPDIR/log" 2>&1 ||
+    { cat "$BATS_TEST_TMPDIR/log"; return 1; }
+  for f in bin/verbsemu lib/verbsemu/libverbsemu.so; do
+    readelf -S "$plain$prefix/$f" | grep -q '\.debug_info' || { echo "$f was stripped"; return 1; }
+    ! readelf -S "$plain$prefix/$f" | grep -q '\.gnu_debuglink' || { echo "$f has a debug link"; return 1; }
+  done
+  [ ! -e "$plain$prefix/lib/debug" ] || { echo "lib/debug was written"; return 1; }
+  [ -s "$plain$prefix/share/man/man1/verbsemu.1" ]
+}
+
 @test "every installed program prints one version line and exits 0" {
   local p out
   for p in verbsemu verbsbench lopfit loggpfit contentionfit; do
