@@ -59,6 +59,7 @@ po::options_description Describe(ContendCommandLine& cl, Text& t) {
       ("gid-index,x", po::value<int>(&o.gid_index)->default_value(-1), "GID index (-1: IPv4-mapped RoCEv2 GID if any)")
       ("timeout", po::value<double>(&o.timeout_s)->default_value(30), "seconds to wait for peers, messages and a run")
       ("json", po::value<std::string>(&cl.json), "write the measurement file to FILE (- = stdout)")
+      ("csv", po::value<std::string>(&cl.csv), "write every run's edges as CSV to FILE (- = stdout): one row per graph, run and edge")
       ("quiet,q", po::bool_switch(&cl.quiet), "no table on stdout");
   // clang-format on
   return desc;
@@ -151,6 +152,23 @@ ContendCommandLine ParseContendCommandLine(
   return cl;
 }
 
+namespace {
+
+// `text` to FILE, or to `out` for "-"; nothing for "". Throws
+// std::runtime_error when FILE cannot be written.
+void WriteTo(const std::string& file, const std::string& text,
+             std::ostream& out) {
+  if (file == "-") {
+    out << text;
+  } else if (!file.empty()) {
+    std::ofstream f(file);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write '" + file + "'");
+  }
+}
+
+}  // namespace
+
 int ContendMain(const std::vector<std::string>& args, std::ostream& out,
                 std::ostream& err) {
   return verbsemu::cli::Run("verbsbench", err, [&] {
@@ -169,13 +187,11 @@ int ContendMain(const std::vector<std::string>& args, std::ostream& out,
         internal::RunContend(cl.team, cl.contend, cl.quiet ? sink : err);
     if (!data) return 0;  // a peer
     if (!cl.quiet) contend::PrintTable(contend::Summarize(*data), out);
-    const std::string text = verbsemu::contention::WriteContend(*data);
-    if (cl.json == "-") {
-      out << text;
-    } else if (!cl.json.empty()) {
-      std::ofstream f(cl.json);
-      f << text;
-      if (!f) throw std::runtime_error("cannot write '" + cl.json + "'");
+    WriteTo(cl.json, verbsemu::contention::WriteContend(*data), out);
+    if (!cl.csv.empty()) {
+      std::ostringstream csv;
+      contend::WriteCsv(*data, csv);
+      WriteTo(cl.csv, csv.str(), out);
     }
     return 0;
   });

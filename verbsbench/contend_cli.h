@@ -16,6 +16,7 @@ struct ContendCommandLine {
   Options team;  // rendezvous and device
   internal::ContendOptions contend;
   std::string json;  // --json FILE ("-": stdout)
+  std::string csv;   // --csv FILE ("-": stdout)
   bool quiet = false;
   bool help = false;
   std::string help_text;

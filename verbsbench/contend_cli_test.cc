@@ -25,11 +25,11 @@ TEST(ContendCommandLine, Defaults) {
 
 TEST(ContendCommandLine, GraphsSizesAndPeer) {
   const ContendCommandLine cl = ParseContendCommandLine(
-      {"host1",     "-g",      "a>b",       "--graph", "duplex: a>b,b>a",
-       "-s",        "1MiB",    "--wr-size", "32K",     "-t",
-       "8",         "-r",      "3",         "--seed",  "7",
-       "--closure", "--wait",  "yield",     "--lead",  "50ms",
-       "--json",    "out.json"});
+      {"host1",     "-g",       "a>b",       "--graph", "duplex: a>b,b>a",
+       "-s",        "1MiB",     "--wr-size", "32K",     "-t",
+       "8",         "-r",       "3",         "--seed",  "7",
+       "--closure", "--wait",   "yield",     "--lead",  "50ms",
+       "--json",    "out.json", "--csv",     "out.csv"});
   EXPECT_EQ(cl.team.host, "host1");
   EXPECT_EQ(cl.contend.graphs,
             (std::vector<std::string>{"a>b", "duplex: a>b,b>a"}));
@@ -42,6 +42,7 @@ TEST(ContendCommandLine, GraphsSizesAndPeer) {
   EXPECT_TRUE(cl.contend.yield);
   EXPECT_EQ(cl.contend.lead_ns, 50000000);
   EXPECT_EQ(cl.json, "out.json");
+  EXPECT_EQ(cl.csv, "out.csv");
 }
 
 TEST(ContendCommandLine, GraphsFile) {

@@ -149,7 +149,8 @@ loggp_point_check() {
 # on the client's (rxe0 and rxe1 in the pair topology): a>b alone and
 # a>b,b>a, 3 blocks of 256 KiB edges. The table has a line per graph and
 # edge, the file names both ranks' devices and every run of both graphs,
-# and contentionfit fit reads it unchanged (alpha from a>b).
+# the CSV has a row per run and edge, and contentionfit fit reads the file
+# unchanged (alpha from a>b).
 # bats test_tags=topology-independent
 @test "contend under mpirun -np 2: a>b and a>b,b>a, read by contentionfit" {
   local root=${VERBSEMU_VM_HOST_ROOT:-} tag=contend fit=${VERBSEMU_BIN:-$PWD/bazel-bin}/models/contention/contentionfit
@@ -158,7 +159,8 @@ loggp_point_check() {
   chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     timeout 120 mpirun --oversubscribe --bind-to none \
     -np 1 "$VB" contend -g 'a>b' -g 'duplex: a>b,b>a' -s 256K -r 3 --lead 50ms --wait yield \
-    -d "$SERVER_DEV" -x "$SERVER_GID" --timeout 60 --json "$VM_LOGDIR/$tag.json" : \
+    -d "$SERVER_DEV" -x "$SERVER_GID" --timeout 60 --json "$VM_LOGDIR/$tag.json" \
+    --csv "$VM_LOGDIR/$tag.csv" : \
     -np 1 "$VB" contend -d "$CLIENT_DEV" -x "$CLIENT_GID" --timeout 60 \
     >"$VM_LOGDIR/$tag.out" 2>&1 || flunk "mpirun exited $?" "$VM_LOGDIR/$tag.out"
   local rows
@@ -170,6 +172,11 @@ loggp_point_check() {
     [ "$(jget "$tag" /graphs/1/canonical)" != "0>1,1>0" ]; then
     flunk "not 2 ranks on $SERVER_DEV/$CLIENT_DEV with 3 runs of each graph" "$VM_LOGDIR/$tag.json"
   fi
+  # The CSV: a row per run and edge (3 of a>b, 3 x 2 of the duplex), T > 0;
+  # counted from the end of the row (the duplex's canonical form is quoted,
+  # its comma inside).
+  rows=$(awk -F, 'NR > 1 && $(NF - 6) == 262144 && $NF > 0' "$VM_LOGDIR/$tag.csv" | wc -l)
+  [ "$rows" = 9 ] || flunk "the CSV has $rows run-edge rows, expected 9" "$VM_LOGDIR/$tag.csv"
   "$fit" fit "$VM_LOGDIR/$tag.json" --models mm2011-node,maxmin >"$VM_LOGDIR/$tag.fit" 2>&1 ||
     flunk "contentionfit fit refused the file" "$VM_LOGDIR/$tag.fit"
   grep -q '^alpha .* 3 runs of one-edge graphs' "$VM_LOGDIR/$tag.fit" ||

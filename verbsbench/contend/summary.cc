@@ -114,6 +114,40 @@ std::vector<EdgeRow> Summarize(const ContendData& d) {
   return rows;
 }
 
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + '"';
+}
+
+}  // namespace
+
+void WriteCsv(const ContendData& d, std::ostream& out) {
+  out << "graph,canonical,rep,block,edge,transfer,src_rank,dst_rank,bytes,"
+         "start_offset_ns,send_start_ns,send_end_ns,recv_start_ns,"
+         "recv_end_ns,t_ns\n";
+  for (const MeasuredGraph& g : d.graphs) {
+    for (const mc::GraphRun& r : g.runs) {
+      for (size_t e = 0; e < g.edges.size() && e < r.edges.size(); ++e) {
+        const mc::Edge& edge = g.graph.edges[e];
+        const EdgeTiming& t = r.edges[e];
+        const std::int64_t start = g.edges[e].start_offset_ns;
+        out << CsvField(g.name) << ',' << CsvField(g.canonical) << ',' << r.rep
+            << ',' << r.block << ',' << e << ','
+            << CsvField(g.graph.labels[edge.src] + '>' +
+                        g.graph.labels[edge.dst])
+            << ',' << g.vertex_rank[edge.src] << ',' << g.vertex_rank[edge.dst]
+            << ',' << g.edges[e].bytes << ',' << start << ',' << t.send_start_ns
+            << ',' << t.send_end_ns << ',' << t.recv_start_ns << ','
+            << t.recv_end_ns << ',' << t.recv_end_ns - start << '\n';
+      }
+    }
+  }
+}
+
 void PrintTable(const std::vector<EdgeRow>& rows, std::ostream& out) {
   char line[256];
   std::snprintf(line, sizeof line,

@@ -54,6 +54,14 @@ struct EdgeRow {
 std::vector<EdgeRow> Summarize(const ContendData& d);
 void PrintTable(const std::vector<EdgeRow>& rows, std::ostream& out);
 
+// Every run's edges as CSV, one row per graph, run and edge, under a
+// header: graph, canonical, rep, block, edge, transfer, src_rank,
+// dst_rank, bytes, start_offset_ns, send_start_ns, send_end_ns,
+// recv_start_ns, recv_end_ns, t_ns (recv_end_ns - start_offset_ns, the T
+// of the table). Times in ns after the run's common start; fields with a
+// comma or a quote are quoted (RFC 4180).
+void WriteCsv(const ContendData& d, std::ostream& out);
+
 }  // namespace verbsbench::contend
 
 #endif  // VERBSBENCH_CONTEND_SUMMARY_H_

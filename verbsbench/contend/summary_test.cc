@@ -99,5 +99,27 @@ TEST(Summary, TheFileRoundTripsThroughTheContract) {
   EXPECT_TRUE(back->graphs[1].StaticSynchronous());
 }
 
+// One row per graph, run and edge; the unnamed graph's name (its text,
+// with a comma) quoted; T = recv_end - start_offset.
+TEST(Summary, EveryRunsEdgesAsCsv) {
+  const ContendData d = Example();
+  std::ostringstream out;
+  WriteCsv(d, out);
+  std::istringstream in(out.str());
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 1u + 2 + 2);  // header, 2 runs x 1 edge, 1 x 2
+  EXPECT_EQ(lines[0],
+            "graph,canonical,rep,block,edge,transfer,src_rank,dst_rank,bytes,"
+            "start_offset_ns,send_start_ns,send_end_ns,recv_start_ns,"
+            "recv_end_ns,t_ns");
+  EXPECT_EQ(lines[2],
+            "alone,0>1,1,1,0,a>b,0,1,1048576,0,1,11000000,50,12000000,"
+            "12000000");
+  EXPECT_EQ(lines[4],
+            "\"a>b,b>a\",\"0>1,1>0\",0,0,1,b>a,1,0,1048576,0,0,21000000,0,"
+            "22000000,22000000");
+}
+
 }  // namespace
 }  // namespace verbsbench::contend
