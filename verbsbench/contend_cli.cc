@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "emulate/units.h"
 #include "models/contention/contend_data.h"
+#include "verbsbench/contend/checks.h"
 #include "verbsbench/contend/graph_set.h"
 #include "verbsbench/contend/summary.h"
 
@@ -187,6 +188,9 @@ int ContendMain(const std::vector<std::string>& args, std::ostream& out,
         internal::RunContend(cl.team, cl.contend, cl.quiet ? sink : err);
     if (!data) return 0;  // a peer
     if (!cl.quiet) contend::PrintTable(contend::Summarize(*data), out);
+    for (const std::string& w : contend::Check(*data)) {
+      err << "verbsbench contend: warning: " << w << "\n";
+    }
     WriteTo(cl.json, verbsemu::contention::WriteContend(*data), out);
     if (!cl.csv.empty()) {
       std::ostringstream csv;
