@@ -109,6 +109,8 @@ void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
   if (headline.ok && a->pingpong_blocked.ok) {
     a->c_a = SlopeRatio(headline, AsLine(a->pingpong_blocked));
   }
+  const Points control = Select(records, "control", at_full_bandwidth);
+  a->control_blocked = FitBlocked(control.x, control.y, control.block);
 }
 
 // The latency fits' runs again, against the delay the shim delivered.

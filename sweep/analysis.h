@@ -78,6 +78,10 @@ struct Analysis {
   // the first). Not ok unless every valid run at a latency above 0
   // reported waits.
   BlockedFit delivered, delivered_own, latency_delivered, latency_delivered_own;
+  // The --control command's metric against the latency it waited on its
+  // own (no shim), within the blocks: what a wait costs on this machine,
+  // whoever waits. latency_blocked beside it is the shim's.
+  BlockedFit control_blocked;
   // Within 1% and 5% of the baseline, from latency_blocked.
   std::vector<Tolerance> latency_tolerance;
   // Metric against bandwidth share (0..1), zero-latency share points.

@@ -80,6 +80,25 @@ std::string DeliveredText(const Analysis& a) {
   return out;
 }
 
+// The control beside the shim: a slope the program's own wait shares is
+// the machine's, the rest the shim's.
+std::string ControlText(const Analysis& a) {
+  if (!a.control_blocked.ok) return "";
+  const std::string unit = a.label.unit.empty() ? "" : a.label.unit + " ";
+  std::string out = "the control (the program's own wait, no shim): " +
+                    Fmt("%+.4g", a.control_blocked.slope) + " " + unit +
+                    "per µs (" + CiText(a.control_blocked) + ")";
+  if (a.latency_blocked.ok) {
+    out += "; the shim's " + Fmt("%+.4g", a.latency_blocked.slope) +
+           ", its ratio to the control's " +
+           Fmt("%.4g", a.latency_blocked.slope / a.control_blocked.slope) +
+           ": what a wait costs this machine whoever waits is the "
+           "control's slope, what the shim adds beyond it the ratio's "
+           "distance from 1";
+  }
+  return out + "\n";
+}
+
 std::string NoisyText(const Analysis& a) {
   std::string out;
   for (const PointResult& p : a.points) {
@@ -150,7 +169,7 @@ double NsPerUnit(const MetricLabel& l) {
 }  // namespace
 
 std::string AnswerText(const Analysis& a) {
-  return HeadlineText(a) + DeliveredText(a) + NoisyText(a) +
+  return HeadlineText(a) + DeliveredText(a) + ControlText(a) + NoisyText(a) +
          ToleranceText("latency", a.latency_tolerance, "%.4g µs", 1) +
          ToleranceText("bandwidth", a.bandwidth_tolerance, "%.4g%%", 100);
 }
@@ -179,6 +198,7 @@ Json AnswerJson(const Analysis& a) {
         {"own_per_asked", BlockedJson(a.delivered_own)},
         {"metric_per_delivered", BlockedJson(a.latency_delivered)},
         {"metric_per_delivered_own", BlockedJson(a.latency_delivered_own)}}},
+      {"control_blocked", BlockedJson(a.control_blocked)},
       {"set_aside", set_aside},
       {"noisy_points", noisy},
       {"latency_tolerance_us", TolerancesJson(a.latency_tolerance)},

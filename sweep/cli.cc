@@ -259,7 +259,7 @@ int StartNew(SweepPlan plan, const CliContext& ctx) {
   if (!grid || !metric) return Refuse(why);
   const std::optional<SweepPlan> kept = PlanFromJson(PlanToJson(plan), &why);
   if (!kept || kept->command != plan.command ||
-      kept->pingpong != plan.pingpong) {
+      kept->pingpong != plan.pingpong || kept->control != plan.control) {
     return Refuse(
         "the command is not valid UTF-8, which plan.json cannot "
         "keep for --resume: run it through a script");
@@ -312,7 +312,8 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
     if (r.run != static_cast<int>(i) || r.point != planned.point ||
         r.latency != point.latency || r.bandwidth != point.bandwidth ||
         r.durations != point.durations ||
-        (r.program == "pingpong") != planned.pingpong) {
+        (r.program == "pingpong") != planned.pingpong ||
+        (r.program == "control") != planned.control) {
       return false;
     }
   }

@@ -358,6 +358,47 @@ TEST_F(SweepCliTest, PingPongNormalisesDelaySensitivity) {
   EXPECT_NE(stdout_.find("ping-pong = 1"), std::string::npos) << stdout_;
 }
 
+TEST_F(SweepCliTest, TheControlWaitsOnItsOwnWithoutTheShim) {
+  // The application under the shim answers 2.5 per µs; the control, its
+  // own wait taken from its command line, 2.4 per µs and no report.
+  struct Control : FakeCommand {
+    std::vector<RunRequest> controls;
+    RunOutcome Run(const RunRequest& r) override {
+      if (r.argv.size() != 3 || r.argv[2].rfind("app --wait ", 0) != 0) {
+        return FakeCommand::Run(r);
+      }
+      controls.push_back(r);
+      const double us = std::stod(r.argv[2].substr(11)) / 1e3;
+      char out[64];
+      std::snprintf(out, sizeof out, "value t=%.4f\n", 50 + 2.4 * us);
+      std::ofstream(r.log_path) << out;
+      RunOutcome o;
+      o.started = true;
+      o.exit_code = 0;
+      o.wall_s = 0.001;
+      o.output = out;
+      return o;
+    }
+  } fake;
+  ctx_.executor = &fake;
+  ASSERT_EQ(Sweep(Args({"--control", "app --wait {latency_ns}"})), 0)
+      << stderr_;
+  ASSERT_EQ(fake.controls.size(), 25u);  // 5 latencies x 5 blocks
+  for (const RunRequest& r : fake.controls) {
+    EXPECT_EQ(EnvOf(r, "LD_PRELOAD"), "") << r.argv[2];
+    EXPECT_EQ(EnvOf(r, "VERBSEMU_LATENCY"), "0") << r.argv[2];
+  }
+  const Json answer = Result()["fits"]["answer"];
+  EXPECT_NEAR(answer["control_blocked"]["slope"].get<double>(), 2.4, 1e-6);
+  EXPECT_NEAR(answer["latency_blocked"]["slope"].get<double>(), 2.5, 0.15);
+  EXPECT_NE(stdout_.find("the control (the program's own wait, no shim): "
+                         "+2.4 per µs"),
+            std::string::npos)
+      << stdout_;
+  const std::string runs = Slurp(dir_ / "runs.csv");
+  EXPECT_NE(runs.find(",control,10us,10000,"), std::string::npos) << runs;
+}
+
 TEST_F(SweepCliTest, ANonEmptyOutputDirectoryIsNotOverwritten) {
   fs::create_directories(dir_);
   std::ofstream(dir_ / "precious.txt") << "keep\n";

@@ -67,18 +67,25 @@ RunRequest SweepEngine::Request(size_t index) const {
   const PlannedRun& planned = plan_.order[index];
   const GridPoint& point = grid_.points[static_cast<size_t>(planned.point)];
   RunRequest req;
-  req.argv = planned.pingpong
-                 ? std::vector<std::string>{"/bin/sh", "-c", plan_.pingpong}
-                 : plan_.command;
+  if (planned.control) {
+    req.argv = {"/bin/sh", "-c",
+                ControlCommand(plan_.control, point.latency_ns)};
+  } else if (planned.pingpong) {
+    req.argv = {"/bin/sh", "-c", plan_.pingpong};
+  } else {
+    req.argv = plan_.command;
+  }
   req.log_path = LogPath(plan_.out_dir, index);
   req.timeout_s = plan_.timeout_s;
   req.interrupt = stop_;
   // Every variable the sweep uses is set on every run, empty when unused
   // ("0" latency, "100%" bandwidth), so nothing inherited leaks into a
   // point; `-x VAR` then always has a value to carry.
+  // The control waits on its own: no shim, and nothing for it to add.
+  const bool shim = !planned.control;
   req.env = {
-      {"LD_PRELOAD", preload_},
-      {Env("--latency"), point.latency_ns > 0 ? point.latency : "0"},
+      {"LD_PRELOAD", shim ? preload_ : ""},
+      {Env("--latency"), shim && point.latency_ns > 0 ? point.latency : "0"},
       {Env("--bandwidth"), point.bandwidth},
       {Env("--bw-mode"), plan_.bw_mode},
       {Env("--report"),
@@ -97,7 +104,9 @@ RunRecord SweepEngine::RunOne(size_t index) {
   r.run = static_cast<int>(index);
   r.block = planned.block;
   r.point = planned.point;
-  r.program = planned.pingpong ? "pingpong" : "app";
+  r.program = planned.control    ? "control"
+              : planned.pingpong ? "pingpong"
+                                 : "app";
   r.latency = point.latency;
   r.latency_ns = point.latency_ns;
   r.bandwidth = point.bandwidth;
@@ -140,7 +149,7 @@ RunRecord SweepEngine::RunOne(size_t index) {
   }
   if (!r.metric) {
     r.reason = why;
-  } else if (!cov.valid) {
+  } else if (!cov.valid && !planned.control) {
     r.reason = "not emulated: " + cov.reason;
   } else {
     r.valid = true;
@@ -187,6 +196,7 @@ void CheckReportCounts(std::vector<RunRecord>* records) {
     if (r.metric) most[r.program] = std::max(most[r.program], r.reports);
   }
   for (RunRecord& r : *records) {
+    if (r.program == "control") continue;  // runs without the shim
     const int expected = most[r.program];
     if (r.valid && expected == 0) {
       // No run of this program wrote a report: no process ever had a device

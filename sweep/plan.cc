@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -67,6 +68,14 @@ bool SetOption(const std::string& name, const std::string& value,
     plan->out_dir = value;
   } else if (name == "--pingpong") {
     plan->pingpong = value;
+  } else if (name == "--control") {
+    plan->control = value;
+    if (value.find("{latency_ns}") == std::string::npos &&
+        value.find("{latency_us}") == std::string::npos) {
+      out->error = "--control='" + value +
+                   "': put {latency_ns} or {latency_us} where the command "
+                   "takes the time it waits on its own";
+    }
   } else if (name == "--timeout") {
     std::string why;
     const auto ns = value == "none" ? std::optional<double>(0)
@@ -200,6 +209,11 @@ std::string SweepUsage() {
          "  --pingpong CMD     a ping-pong (shell command line) whose\n"
          "                     runtime slope normalises c_a to 1 (the\n"
          "                     metric must then be a time in seconds)\n"
+         "  --control CMD      a control (shell command line) run at each\n"
+         "                     latency without the shim, {latency_ns} or\n"
+         "                     {latency_us} in it replaced by the point's:\n"
+         "                     a program waiting that long on its own; its\n"
+         "                     slope is printed beside the shim's\n"
          "  --seed N           the order's random seed (default: clock)\n"
          "  --timeout D        end a run after D (default 1h; none: never):\n"
          "                     its process group gets SIGTERM, then SIGKILL\n"
@@ -283,6 +297,22 @@ std::string GoalText(const PrecisionGoal& goal) {
   return std::string(buf) + budget;
 }
 
+std::string ControlCommand(const std::string& control, double latency_ns) {
+  char us[32];
+  std::snprintf(us, sizeof us, "%g", latency_ns / 1000);
+  const std::string ns = std::to_string(std::llround(latency_ns));
+  std::string out = control;
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"{latency_ns}", ns},
+        std::pair<std::string, std::string>{"{latency_us}", us}}) {
+    for (size_t at = out.find(key); at != std::string::npos;
+         at = out.find(key, at + value.size())) {
+      out.replace(at, key.size(), value);
+    }
+  }
+  return out;
+}
+
 std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why) {
   std::optional<Grid> grid =
       ParseGrid(plan.latencies, plan.bandwidths, plan.durations, why);
@@ -292,12 +322,21 @@ std::optional<Grid> PlanGrid(const SweepPlan& plan, std::string* why) {
 
 void Prepare(const Grid& grid, SweepPlan* plan) {
   // Each block: the application at every point, the ping-pong at every
-  // latency at full bandwidth, shuffled together.
+  // latency at full bandwidth, the control at every point that adds
+  // latency alone, shuffled together.
   std::vector<PlannedRun> block;
   for (size_t p = 0; p < grid.points.size(); ++p) {
+    const GridPoint& point = grid.points[p];
     block.push_back({0, static_cast<int>(p), false});
-    if (!plan->pingpong.empty() && grid.points[p].bandwidth_share == 1) {
+    if (!plan->pingpong.empty() && point.bandwidth_share == 1) {
       block.push_back({0, static_cast<int>(p), true});
+    }
+    const bool latency_alone =
+        point.bandwidth_share == 1 &&
+        std::all_of(point.durations_ns.begin(), point.durations_ns.end(),
+                    [](double d) { return d == 0; });
+    if (!plan->control.empty() && latency_alone) {
+      block.push_back({0, static_cast<int>(p), false, true});
     }
   }
   std::mt19937_64 rng(plan->seed);
@@ -330,7 +369,7 @@ Json GoalJson(const PrecisionGoal& g) {
 std::string PlanToJson(const SweepPlan& plan) {
   Json order = Json::array();
   for (const PlannedRun& r : plan.order) {
-    order.push_back({r.block, r.point, r.pingpong ? 1 : 0});
+    order.push_back({r.block, r.point, r.control ? 2 : r.pingpong ? 1 : 0});
   }
   Json j = {{"version", 1},
             {"latencies", plan.latencies},
@@ -345,6 +384,7 @@ std::string PlanToJson(const SweepPlan& plan) {
             {"metric_unit", plan.metric_unit},
             {"command", plan.command},
             {"pingpong", plan.pingpong},
+            {"control", plan.control},
             {"plot", plan.plot},
             {"timeout_s", plan.timeout_s},
             {"allow_unemulated", plan.allow_unemulated},
@@ -422,6 +462,7 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.metric_unit = j.value("metric_unit", "");
     plan.command = j.at("command").get<std::vector<std::string>>();
     plan.pingpong = j.at("pingpong");
+    plan.control = j.value("control", "");  // not in older plans
     plan.plot = j.at("plot");
     plan.timeout_s = j.at("timeout_s");
     // Not in the plans of older versions.
@@ -434,8 +475,10 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.shim_version = shim.value("version", "");
     plan.shim_digest = shim.value("digest", "");
     for (const Json& r : j.at("order")) {
+      const int kind = Whole<int>(r.at(2));
+      if (kind < 0 || kind > 2) throw std::out_of_range("run kind");
       plan.order.push_back(
-          {Whole<int>(r.at(0)), Whole<int>(r.at(1)), r.at(2) == 1});
+          {Whole<int>(r.at(0)), Whole<int>(r.at(1)), kind == 1, kind == 2});
     }
   } catch (const std::exception&) {
     *why = "plan.json is not a plan this version of verbsemu sweep wrote";

@@ -17,6 +17,7 @@ struct PlannedRun {
   int block = 0;
   int point = 0;          // index into the grid
   bool pingpong = false;  // the --pingpong command, not the application
+  bool control = false;   // the --control command, without the shim
 };
 
 // --precision: blocks are added one at a time until the primary
@@ -44,6 +45,10 @@ struct SweepPlan {
   std::string metric_name, metric_unit;  // labels; "" derives them
   std::vector<std::string> command;
   std::string pingpong;  // a shell command line; "" for none
+  // A shell command line with {latency_ns} or {latency_us} in it, run at
+  // each latency without the shim: a program that waits that long on its
+  // own (ControlCommand); "" for none.
+  std::string control;
   std::string out_dir;
   bool plot = true;
   double timeout_s = kDefaultTimeoutS;  // per run; 0: none
@@ -74,6 +79,11 @@ PrecisionGoal WithGiven(PrecisionGoal goal, const ParsedArgs& args);
 
 // "--precision 0.05 --max-blocks 20 --budget none", or "no --precision".
 std::string GoalText(const PrecisionGoal& goal);
+
+// The --control command line for a point `latency_ns` one way: every
+// {latency_ns} replaced by the whole nanoseconds, every {latency_us} by the
+// microseconds ("2.5").
+std::string ControlCommand(const std::string& control, double latency_ns);
 
 // argv after "sweep". `now` names the default output directory.
 ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,

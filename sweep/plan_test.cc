@@ -156,6 +156,43 @@ TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
   EXPECT_FALSE(PlanFromJson("not json", &why));
 }
 
+// --control: at every point that adds latency alone (not at a narrowed
+// bandwidth), once per block, kept in plan.json with its kind; its command
+// needs a placeholder for the wait.
+TEST(PlanTest, TheControlRunsAtEveryLatencyAloneAndIsKept) {
+  const ParsedArgs p = ParseSweepArgs(
+      {"--latency", "1us,2us", "--bandwidth", "100%,50%", "--repeat", "2",
+       "--control", "app --wait {latency_us}us", "--", "a"},
+      "o", 5);
+  ASSERT_TRUE(p.plan) << p.error;
+  SweepPlan plan = *p.plan;
+  std::string why;
+  const auto grid = PlanGrid(plan, &why);
+  ASSERT_TRUE(grid) << why;
+  Prepare(*grid, &plan);
+  std::set<int> control_points;
+  int controls = 0;
+  for (const PlannedRun& r : plan.order) {
+    if (!r.control) continue;
+    ++controls;
+    control_points.insert(r.point);
+    EXPECT_EQ(grid->points[static_cast<size_t>(r.point)].bandwidth_share, 1);
+  }
+  EXPECT_EQ(controls, 2 * 3);  // 0, 1us and 2us at 100%, in 2 blocks
+  EXPECT_EQ(control_points.size(), 3u);
+  const auto back = PlanFromJson(PlanToJson(plan), &why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->control, plan.control);
+  EXPECT_EQ(PlanToJson(*back), PlanToJson(plan));
+  EXPECT_EQ(ControlCommand("w {latency_ns} {latency_us} {latency_ns}", 2500),
+            "w 2500 2.5 2500");
+  const ParsedArgs bad =
+      ParseSweepArgs({"--control", "app --wait 5", "--", "a"}, "o", 1);
+  EXPECT_FALSE(bad.plan);
+  EXPECT_NE(bad.error.find("{latency_ns} or {latency_us}"), std::string::npos)
+      << bad.error;
+}
+
 // --metric-name and --metric-unit label the tables and plots, and survive
 // --resume; a plan.json from before them reads as "derive them".
 TEST(PlanTest, MetricNameAndUnitAreKeptInThePlan) {

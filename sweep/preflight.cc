@@ -97,6 +97,7 @@ std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
                   Executor* executor, const std::string& preload) {
   SweepPlan pilot = plan;
   pilot.pingpong.clear();
+  pilot.control.clear();
   pilot.order = {{0, 0, false}};
   for (size_t p = 0; p < grid.points.size(); ++p) {
     if (grid.points[p].baseline()) pilot.order[0].point = static_cast<int>(p);
