@@ -16,7 +16,7 @@ struct RunRecord {
   int run = 0;                  // position in the sweep's order, from 0
   int block = 0;                // randomized block, from 0
   int point = 0;                // grid point index
-  std::string program = "app";  // "app" or "pingpong"
+  std::string program = "app";  // "app", "pingpong" or "control"
   std::string latency;          // as given
   double latency_ns = 0;
   std::string bandwidth;  // as given

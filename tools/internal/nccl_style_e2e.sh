@@ -41,16 +41,10 @@ mkdir -p "$ubuntu"
 # one LIBDIR PREFIX...: the client's "t_min median" line, or "fail".
 # APP_DELAY_NS, when set, is both ends' own wait before each send.
 one() {
-  local libdir=$1 port out
+  local libdir=$1 out
   shift
-  port=$(new_port)
-  env LD_LIBRARY_PATH="$libdir" "$@" "$probe" -d "$SERVER_DEV" -x "$SERVER_GID" -p "$port" -n "$iters" \
-    --app-delay "${APP_DELAY_NS:-0}" >/dev/null 2>&1 &
-  local pid=$!
-  wait_until 30 tcp_listening "$port" || { kill "$pid"; echo fail; return; }
-  out=$(env LD_LIBRARY_PATH="$libdir" "$@" "$probe" -d "$CLIENT_DEV" -x "$CLIENT_GID" -p "$port" \
-    -n "$iters" --app-delay "${APP_DELAY_NS:-0}" "$SERVER_ADDR" 2>/dev/null)
-  wait "$pid"
+  out=$(env LD_LIBRARY_PATH="$libdir" "$@" tools/internal/nccl_style_pair.sh --iters "$iters" \
+    --app-delay "${APP_DELAY_NS:-0}" 2>/dev/null)
   echo "$out" | sed -n 's/.* t_min_us \([0-9.]*\) t_median_us \([0-9.]*\).*/\1 \2/p' | grep . || echo fail
 }
 
