@@ -120,18 +120,26 @@ TEST(PlanTest, RefusalsAreOneLine) {
   EXPECT_DOUBLE_EQ(t.plan->timeout_s, 300);
 }
 
-TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
-  const ParsedArgs p = ParseSweepArgs(
-      {"--latency", "1us,2us", "--repeat", "4", "--pingpong", "pp", "--", "a"},
-      "o", 5);
-  ASSERT_TRUE(p.plan) << p.error;
-  SweepPlan plan = *p.plan;
+// The plan of `args` (seed 5) and its grid, its order prepared; a test
+// failure when either is refused.
+std::pair<SweepPlan, Grid> Prepared(const std::vector<std::string>& args) {
+  const ParsedArgs p = ParseSweepArgs(args, "o", 5);
+  EXPECT_TRUE(p.plan) << p.error;
+  SweepPlan plan = p.plan.value_or(SweepPlan{});
   std::string why;
-  const auto grid = PlanGrid(plan, &why);
-  ASSERT_TRUE(grid) << why;
+  const std::optional<Grid> grid = PlanGrid(plan, &why);
+  EXPECT_TRUE(grid) << why;
+  if (grid) Prepare(*grid, &plan);
+  return {plan, grid.value_or(Grid{})};
+}
+
+TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
+  auto [plan, g] = Prepared(
+      {"--latency", "1us,2us", "--repeat", "4", "--pingpong", "pp", "--", "a"});
+  const Grid* grid = &g;
+  std::string why;
   ASSERT_EQ(grid->points.size(), 3u);
   EXPECT_TRUE(grid->points[0].baseline());
-  Prepare(*grid, &plan);
   ASSERT_EQ(plan.order.size(), 4u * 6);  // 3 points, app and ping-pong
   for (int b = 0; b < 4; ++b) {
     std::set<std::pair<int, bool>> seen;
@@ -160,16 +168,11 @@ TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
 // bandwidth), once per block, kept in plan.json with its kind; its command
 // needs a placeholder for the wait.
 TEST(PlanTest, TheControlRunsAtEveryLatencyAloneAndIsKept) {
-  const ParsedArgs p = ParseSweepArgs(
-      {"--latency", "1us,2us", "--bandwidth", "100%,50%", "--repeat", "2",
-       "--control", "app --wait {latency_us}us", "--", "a"},
-      "o", 5);
-  ASSERT_TRUE(p.plan) << p.error;
-  SweepPlan plan = *p.plan;
+  const auto [plan, g] =
+      Prepared({"--latency", "1us,2us", "--bandwidth", "100%,50%", "--repeat",
+                "2", "--control", "app --wait {latency_us}us", "--", "a"});
+  const Grid* grid = &g;
   std::string why;
-  const auto grid = PlanGrid(plan, &why);
-  ASSERT_TRUE(grid) << why;
-  Prepare(*grid, &plan);
   std::set<int> control_points;
   int controls = 0;
   for (const PlannedRun& r : plan.order) {
