@@ -73,7 +73,7 @@ double Percentile(std::vector<double>& v, double p) {
 struct Opts {
   bool quick = false;
   bool passthrough_only = false;
-  double step_ns = 0;  // the TSC's read period (emulate::TscReadPeriodTicks)
+  double period_ns = 0;  // the TSC's read period (emulate::TscReadPeriodTicks)
 };
 
 // ------------------------------------------------------------ 1. latency
@@ -149,9 +149,9 @@ double LatencyRow(const Opts& o, const emulate::TscCalibration& cal,
   const double budget_ns = o.quick ? 0.3e9 : 1.0e9;
   size_t n = static_cast<size_t>(budget_ns / (target + 300));
   n = std::clamp<size_t>(n, o.quick ? 2000 : 5000, o.quick ? 20000 : 50000);
-  std::vector<double> err = AddedDelays(d, n, wr_api, cal, target, o.step_ns);
+  std::vector<double> err = AddedDelays(d, n, wr_api, cal, target, o.period_ns);
   std::vector<double> v = err;
-  const double p50 = SteppedMedian(v, o.step_ns), p99 = Percentile(v, 0.99),
+  const double p50 = SteppedMedian(v, o.period_ns), p99 = Percentile(v, 0.99),
                p999 = Percentile(v, 0.999);
   const double mx = *std::max_element(err.begin(), err.end());
   auto pct = [&](double x) { return 100.0 * (x - target) / target; };
@@ -181,12 +181,11 @@ void LatencyTable(const Opts& o, const emulate::TscCalibration& cal,
       "Added delay: the time from the first call to the device's post, less "
       "the native median on the same device, in 8 rounds that each start the "
       "shim afresh and measure native posts beside it. Medians interpolated "
-      "within "
-      "the TSC's %.1f ns read period.\n\n"
+      "within the TSC's %.1f ns read period.\n\n"
       "| target | median | p99 | p99.9 | max | median err | median err %% | "
       "p99 err %% | p99.9 err %% |\n"
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-      o.step_ns);
+      o.period_ns);
   std::string missed;
   for (double target : kTargets) {
     const double err = LatencyRow(o, cal, wr_api, personality, target);
@@ -463,7 +462,7 @@ int main(int argc, char** argv) {
   SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
   const verbsemu::emulate::TscCalibration cal =
       verbsemu::emulate::CalibrateTsc();
-  o.step_ns = cal.TicksToNs(emulate::TscReadPeriodTicks());
+  o.period_ns = cal.TicksToNs(emulate::TscReadPeriodTicks());
   emulate::Config c;
   c.latency_ns = 1000;
   ConfigureWithCalibration(EngineOnly(c), cal);
@@ -474,7 +473,7 @@ int main(int argc, char** argv) {
       "read period (its dither) %.1f ns\n",
       cal.ticks_per_ns, cpu >= 0 ? ", pinned" : "",
       cal.TicksToNs(E().cal.spin_fixed_cost_ticks),
-      cal.TicksToNs(E().wait.tight_tail_ticks), o.step_ns);
+      cal.TicksToNs(E().wait.tight_tail_ticks), o.period_ns);
   if (!o.passthrough_only) {
     LatencyTable(o, cal, /*wr_api=*/false, Personality::kPlain);
     LatencyTable(o, cal, /*wr_api=*/true, Personality::kPlain);

@@ -4,7 +4,7 @@
 //   mpi_pingpong [-n ITERS] [-s BYTES] [--warmup N] [--app-delay NS]
 // --app-delay NS makes both ranks busy-wait NS (steady_clock) before each
 // send, inside the timed loop: the application's own wait, the control for
-// what a test bed adds to any wait (tools/internal/mpi_control.sh). Rank 0
+// what a test bed adds to any wait (verbsemu sweep --control). Rank 0
 // prints
 //   mpi_pingpong bytes S iters N mean_us X min_us Y
 // and every rank exits 0 on success, 2 on bad arguments.

@@ -16,7 +16,9 @@ std::vector<PointResult> PerPoint(const Grid& grid,
     pr.point = grid.points[p];
     std::vector<double> values;
     for (const RunRecord& r : records) {
-      if (r.program != "app" || r.point != static_cast<int>(p)) continue;
+      if (r.program != ProgramName(Program::kApp) ||
+          r.point != static_cast<int>(p))
+        continue;
       ++pr.runs;
       if (r.valid) {
         values.push_back(*r.metric);
@@ -39,12 +41,12 @@ struct Points {
 
 // Valid runs of `program` at the points `take` accepts, as (x, metric).
 template <typename Take>
-Points Select(const std::vector<RunRecord>& records, const std::string& program,
+Points Select(const std::vector<RunRecord>& records, Program program,
               Take take) {
   Points p;
   for (const RunRecord& r : records) {
     double xv = 0;
-    if (r.program == program && r.valid && take(r, &xv)) {
+    if (r.program == ProgramName(program) && r.valid && take(r, &xv)) {
       p.x.push_back(xv);
       p.y.push_back(*r.metric);
       p.block.push_back(r.block);
@@ -87,7 +89,7 @@ void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
     *x = r.latency_ns / 1000;
     return r.bandwidth_share == 1;
   };
-  const Points lat = Select(records, "app", at_full_bandwidth);
+  const Points lat = Select(records, Program::kApp, at_full_bandwidth);
   a->latency_blocked = FitBlocked(lat.x, lat.y, lat.block);
   for (size_t i : a->latency_blocked.outliers) {
     const RunRecord& r = *lat.runs[i];
@@ -97,7 +99,7 @@ void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
   }
   a->latency = FitLine(lat.x, lat.y);
   a->latency_robust = TheilSen(lat.x, lat.y);
-  const Points pp = Select(records, "pingpong", at_full_bandwidth);
+  const Points pp = Select(records, Program::kPingpong, at_full_bandwidth);
   a->pingpong = FitLine(pp.x, pp.y);
   a->pingpong_blocked = FitBlocked(pp.x, pp.y, pp.block);
   const LineFit headline = AsLine(a->latency_blocked);
@@ -109,20 +111,21 @@ void LatencyFits(const std::vector<RunRecord>& records, Analysis* a) {
   if (headline.ok && a->pingpong_blocked.ok) {
     a->c_a = SlopeRatio(headline, AsLine(a->pingpong_blocked));
   }
-  const Points control = Select(records, "control", at_full_bandwidth);
+  const Points control = Select(records, Program::kControl, at_full_bandwidth);
   a->control_blocked = FitBlocked(control.x, control.y, control.block);
 }
 
 // The latency fits' runs again, against the delay the shim delivered.
 void DeliveredFits(const std::vector<RunRecord>& records, Analysis* a) {
   bool reported = true;
-  const Points asked =
-      Select(records, "app", [&reported](const RunRecord& r, double* x) {
-        *x = r.latency_ns / 1000;
-        if (r.bandwidth_share != 1) return false;
-        if (r.latency_ns > 0 && r.waits <= 0) reported = false;
-        return true;
-      });
+  const Points asked = Select(records, Program::kApp,
+                              [&reported](const RunRecord& r, double* x) {
+                                *x = r.latency_ns / 1000;
+                                if (r.bandwidth_share != 1) return false;
+                                if (r.latency_ns > 0 && r.waits <= 0)
+                                  reported = false;
+                                return true;
+                              });
   if (!reported) return;
   std::vector<double> all, own;
   for (const RunRecord* r : asked.runs) {
@@ -173,10 +176,11 @@ void Tolerances(const std::vector<RunRecord>& records, Analysis* a) {
   }
   a->latency_tolerance = LatencyTolerance(a->latency_blocked, max_us);
   if (min_share == 1) return;  // no bandwidth swept
-  const Points bw = Select(records, "app", [](const RunRecord& r, double* x) {
-    *x = r.bandwidth_share > 0 ? 1 / r.bandwidth_share - 1 : 0;
-    return r.latency_ns == 0 && r.bandwidth_share > 0;
-  });
+  const Points bw =
+      Select(records, Program::kApp, [](const RunRecord& r, double* x) {
+        *x = r.bandwidth_share > 0 ? 1 / r.bandwidth_share - 1 : 0;
+        return r.latency_ns == 0 && r.bandwidth_share > 0;
+      });
   a->bandwidth_blocked = FitBlocked(bw.x, bw.y, bw.block);
   a->bandwidth_tolerance = BandwidthTolerance(a->bandwidth_blocked, min_share);
 }
@@ -205,8 +209,8 @@ std::vector<RunRecord> PlainRuns(const Grid& grid,
 void DurationFits(const Grid& grid, const std::vector<RunRecord>& records,
                   Analysis* a) {
   for (size_t i = 0; i < kDurationAxisCount; ++i) {
-    const Points pts =
-        Select(records, "app", [&grid, i](const RunRecord& r, double* x) {
+    const Points pts = Select(
+        records, Program::kApp, [&grid, i](const RunRecord& r, double* x) {
           const GridPoint* p = PointOf(grid, r);
           if (p == nullptr || p->latency_ns != 0 || p->bandwidth_share != 1) {
             return false;
@@ -248,10 +252,11 @@ Analysis Analyze(const Grid& grid, const std::vector<RunRecord>& records,
     medians.y.push_back(p.summary.median);
   }
   a.latency_medians = FitLine(medians.x, medians.y);
-  const Points bw = Select(plain, "app", [](const RunRecord& r, double* x) {
-    *x = r.bandwidth_share;
-    return r.latency_ns == 0 && r.bandwidth_share > 0;
-  });
+  const Points bw =
+      Select(plain, Program::kApp, [](const RunRecord& r, double* x) {
+        *x = r.bandwidth_share;
+        return r.latency_ns == 0 && r.bandwidth_share > 0;
+      });
   a.bandwidth = FitLine(bw.x, bw.y);
   BandwidthHold(&a);
   Tolerances(plain, &a);

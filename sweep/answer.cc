@@ -88,7 +88,8 @@ std::string ControlText(const Analysis& a) {
   std::string out = "the control (the program's own wait, no shim): " +
                     Fmt("%+.4g", a.control_blocked.slope) + " " + unit +
                     "per µs (" + CiText(a.control_blocked) + ")";
-  if (a.latency_blocked.ok) {
+  // A ratio means something only against a control that rose.
+  if (a.latency_blocked.ok && a.control_blocked.slope_ci.lo > 0) {
     out += "; the shim's " + Fmt("%+.4g", a.latency_blocked.slope) +
            ", its ratio to the control's " +
            Fmt("%.4g", a.latency_blocked.slope / a.control_blocked.slope) +

@@ -146,6 +146,42 @@ TEST(AnswerTest, TheDelayDeliveredBesideTheDelayAsked) {
 
 // A bandwidth sweep: time = 10 + 1 x (1/share - 1) s in 3 blocks; within
 // 5% (0.5 s) down to the share 1 / 1.5.
+// The control (program "control") beside the application: its slope, and
+// the ratio only against a control that rose.
+TEST(AnswerTest, TheControlsSlopeAndTheRatioOnlyAgainstARisingControl) {
+  std::vector<RunRecord> runs = Runs();
+  for (RunRecord r : Runs()) {
+    r.program = ProgramName(Program::kControl);
+    r.metric = 10 + 0.4 * r.latency_ns / 1000 + 0.1 * r.block;
+    runs.push_back(r);
+  }
+  const Analysis a =
+      Analyze(TheGrid(), runs, LabelFor("preset:lammps", "", ""));
+  ASSERT_TRUE(a.control_blocked.ok);
+  EXPECT_NEAR(a.control_blocked.slope, 0.4, 1e-9);
+  EXPECT_NEAR(a.latency_blocked.slope, 0.5, 0.002);
+  const std::string text = AnswerText(a);
+  EXPECT_NE(text.find("the control (the program's own wait, no shim): +0.4 "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("its ratio to the control's 1.2"), std::string::npos)
+      << text;
+  EXPECT_NEAR(AnswerJson(a)["control_blocked"]["slope"].get<double>(), 0.4,
+              1e-9);
+
+  // A flat control: its slope, no ratio.
+  for (RunRecord& r : runs) {
+    if (r.program == ProgramName(Program::kControl)) {
+      r.metric = 10 + 0.1 * r.block;
+    }
+  }
+  const std::string flat =
+      AnswerText(Analyze(TheGrid(), runs, LabelFor("preset:lammps", "", "")));
+  EXPECT_NE(flat.find("the control (the program's own wait"), std::string::npos)
+      << flat;
+  EXPECT_EQ(flat.find("ratio"), std::string::npos) << flat;
+}
+
 TEST(AnswerTest, BandwidthToleranceFromTheBlockedFit) {
   Grid g;
   g.points = {{"0", "100%", 0, 1}, {"0", "50%", 0, 0.5}, {"0", "25%", 0, 0.25}};

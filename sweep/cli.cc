@@ -312,8 +312,7 @@ bool MatchesPlan(const SweepPlan& plan, const Grid& grid,
     if (r.run != static_cast<int>(i) || r.point != planned.point ||
         r.latency != point.latency || r.bandwidth != point.bandwidth ||
         r.durations != point.durations ||
-        (r.program == "pingpong") != planned.pingpong ||
-        (r.program == "control") != planned.control) {
+        r.program != ProgramName(planned.program)) {
       return false;
     }
   }

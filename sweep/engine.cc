@@ -67,13 +67,17 @@ RunRequest SweepEngine::Request(size_t index) const {
   const PlannedRun& planned = plan_.order[index];
   const GridPoint& point = grid_.points[static_cast<size_t>(planned.point)];
   RunRequest req;
-  if (planned.control) {
-    req.argv = {"/bin/sh", "-c",
-                ControlCommand(plan_.control, point.latency_ns)};
-  } else if (planned.pingpong) {
-    req.argv = {"/bin/sh", "-c", plan_.pingpong};
-  } else {
-    req.argv = plan_.command;
+  switch (planned.program) {
+    case Program::kApp:
+      req.argv = plan_.command;
+      break;
+    case Program::kPingpong:
+      req.argv = {"/bin/sh", "-c", plan_.pingpong};
+      break;
+    case Program::kControl:
+      req.argv = {"/bin/sh", "-c",
+                  ControlCommand(plan_.control, point.latency_ns)};
+      break;
   }
   req.log_path = LogPath(plan_.out_dir, index);
   req.timeout_s = plan_.timeout_s;
@@ -82,7 +86,7 @@ RunRequest SweepEngine::Request(size_t index) const {
   // ("0" latency, "100%" bandwidth), so nothing inherited leaks into a
   // point; `-x VAR` then always has a value to carry.
   // The control waits on its own: no shim, and nothing for it to add.
-  const bool shim = !planned.control;
+  const bool shim = planned.program != Program::kControl;
   req.env = {
       {"LD_PRELOAD", shim ? preload_ : ""},
       {Env("--latency"), shim && point.latency_ns > 0 ? point.latency : "0"},
@@ -104,9 +108,7 @@ RunRecord SweepEngine::RunOne(size_t index) {
   r.run = static_cast<int>(index);
   r.block = planned.block;
   r.point = planned.point;
-  r.program = planned.control    ? "control"
-              : planned.pingpong ? "pingpong"
-                                 : "app";
+  r.program = ProgramName(planned.program);
   r.latency = point.latency;
   r.latency_ns = point.latency_ns;
   r.bandwidth = point.bandwidth;
@@ -118,7 +120,8 @@ RunRecord SweepEngine::RunOne(size_t index) {
   std::error_code ec;
   fs::remove_all(ReportDir(plan_.out_dir, index), ec);
   fs::create_directories(ReportDir(plan_.out_dir, index), ec);
-  const bool json = !planned.pingpong && metric_.kind() == Metric::Kind::kJson;
+  const bool json = planned.program != Program::kPingpong &&
+                    metric_.kind() == Metric::Kind::kJson;
   if (json) fs::remove(metric_.file(), ec);  // never read a stale file
   const RunOutcome out = executor_->Run(req);
   r.wall_s = out.wall_s;
@@ -137,7 +140,7 @@ RunRecord SweepEngine::RunOne(size_t index) {
     r.reason = r.status + (out.started ? ": " + LastLine(out.output) : "");
     return r;
   }
-  if (planned.pingpong) {
+  if (planned.program == Program::kPingpong) {
     r.metric = out.wall_s;
   } else if (json) {
     bool read = false;
@@ -149,7 +152,7 @@ RunRecord SweepEngine::RunOne(size_t index) {
   }
   if (!r.metric) {
     r.reason = why;
-  } else if (!cov.valid && !planned.control) {
+  } else if (!cov.valid && planned.program != Program::kControl) {
     r.reason = "not emulated: " + cov.reason;
   } else {
     r.valid = true;
@@ -196,7 +199,8 @@ void CheckReportCounts(std::vector<RunRecord>* records) {
     if (r.metric) most[r.program] = std::max(most[r.program], r.reports);
   }
   for (RunRecord& r : *records) {
-    if (r.program == "control") continue;  // runs without the shim
+    // The control runs without the shim.
+    if (r.program == ProgramName(Program::kControl)) continue;
     const int expected = most[r.program];
     if (r.valid && expected == 0) {
       // No run of this program wrote a report: no process ever had a device

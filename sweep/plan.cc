@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -327,16 +328,16 @@ void Prepare(const Grid& grid, SweepPlan* plan) {
   std::vector<PlannedRun> block;
   for (size_t p = 0; p < grid.points.size(); ++p) {
     const GridPoint& point = grid.points[p];
-    block.push_back({0, static_cast<int>(p), false});
+    block.push_back({0, static_cast<int>(p), Program::kApp});
     if (!plan->pingpong.empty() && point.bandwidth_share == 1) {
-      block.push_back({0, static_cast<int>(p), true});
+      block.push_back({0, static_cast<int>(p), Program::kPingpong});
     }
     const bool latency_alone =
         point.bandwidth_share == 1 &&
         std::all_of(point.durations_ns.begin(), point.durations_ns.end(),
                     [](double d) { return d == 0; });
     if (!plan->control.empty() && latency_alone) {
-      block.push_back({0, static_cast<int>(p), false, true});
+      block.push_back({0, static_cast<int>(p), Program::kControl});
     }
   }
   std::mt19937_64 rng(plan->seed);
@@ -369,7 +370,7 @@ Json GoalJson(const PrecisionGoal& g) {
 std::string PlanToJson(const SweepPlan& plan) {
   Json order = Json::array();
   for (const PlannedRun& r : plan.order) {
-    order.push_back({r.block, r.point, r.control ? 2 : r.pingpong ? 1 : 0});
+    order.push_back({r.block, r.point, static_cast<int>(r.program)});
   }
   Json j = {{"version", 1},
             {"latencies", plan.latencies},
@@ -476,9 +477,11 @@ std::optional<SweepPlan> PlanFromJson(const std::string& text,
     plan.shim_digest = shim.value("digest", "");
     for (const Json& r : j.at("order")) {
       const int kind = Whole<int>(r.at(2));
-      if (kind < 0 || kind > 2) throw std::out_of_range("run kind");
-      plan.order.push_back(
-          {Whole<int>(r.at(0)), Whole<int>(r.at(1)), kind == 1, kind == 2});
+      if (kind < 0 || kind >= static_cast<int>(std::size(kProgramNames))) {
+        throw std::out_of_range("run kind");
+      }
+      plan.order.push_back({Whole<int>(r.at(0)), Whole<int>(r.at(1)),
+                            static_cast<Program>(kind)});
     }
   } catch (const std::exception&) {
     *why = "plan.json is not a plan this version of verbsemu sweep wrote";

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "sweep/grid.h"
+#include "sweep/runs_csv.h"
 
 namespace verbsemu::sweep {
 
 struct PlannedRun {
   int block = 0;
-  int point = 0;          // index into the grid
-  bool pingpong = false;  // the --pingpong command, not the application
-  bool control = false;   // the --control command, without the shim
+  int point = 0;  // index into the grid
+  Program program = Program::kApp;
 };
 
 // --precision: blocks are added one at a time until the primary

@@ -142,10 +142,10 @@ TEST(PlanTest, BlocksHoldEveryRunOnceAndTheBaselineIsAdded) {
   EXPECT_TRUE(grid->points[0].baseline());
   ASSERT_EQ(plan.order.size(), 4u * 6);  // 3 points, app and ping-pong
   for (int b = 0; b < 4; ++b) {
-    std::set<std::pair<int, bool>> seen;
+    std::set<std::pair<int, Program>> seen;
     for (size_t i = b * 6u; i < (b + 1) * 6u; ++i) {
       EXPECT_EQ(plan.order[i].block, b);
-      seen.insert({plan.order[i].point, plan.order[i].pingpong});
+      seen.insert({plan.order[i].point, plan.order[i].program});
     }
     EXPECT_EQ(seen.size(), 6u);
   }
@@ -176,7 +176,7 @@ TEST(PlanTest, TheControlRunsAtEveryLatencyAloneAndIsKept) {
   std::set<int> control_points;
   int controls = 0;
   for (const PlannedRun& r : plan.order) {
-    if (!r.control) continue;
+    if (r.program != Program::kControl) continue;
     ++controls;
     control_points.insert(r.point);
     EXPECT_EQ(grid->points[static_cast<size_t>(r.point)].bandwidth_share, 1);

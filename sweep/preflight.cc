@@ -98,7 +98,7 @@ std::string Pilot(const SweepPlan& plan, const Grid& grid, const Metric& metric,
   SweepPlan pilot = plan;
   pilot.pingpong.clear();
   pilot.control.clear();
-  pilot.order = {{0, 0, false}};
+  pilot.order = {{0, 0, Program::kApp}};
   for (size_t p = 0; p < grid.points.size(); ++p) {
     if (grid.points[p].baseline()) pilot.order[0].point = static_cast<int>(p);
   }

@@ -12,11 +12,20 @@
 
 namespace verbsemu::sweep {
 
+// What a run runs: the application, the --pingpong command, or the
+// --control command (without the shim). Its name is runs.csv's `program`,
+// its number plan.json's third field of a run.
+enum class Program { kApp = 0, kPingpong = 1, kControl = 2 };
+inline constexpr const char* kProgramNames[] = {"app", "pingpong", "control"};
+inline const char* ProgramName(Program p) {
+  return kProgramNames[static_cast<int>(p)];
+}
+
 struct RunRecord {
   int run = 0;                  // position in the sweep's order, from 0
   int block = 0;                // randomized block, from 0
   int point = 0;                // grid point index
-  std::string program = "app";  // "app", "pingpong" or "control"
+  std::string program = "app";  // ProgramName()
   std::string latency;          // as given
   double latency_ns = 0;
   std::string bandwidth;  // as given

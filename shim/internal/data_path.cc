@@ -169,16 +169,16 @@ void CalibrateSpin(Engine& e) {
   uint64_t (*next)() = StampNow;
   asm volatile("" : "+r"(next));
   const uint64_t target = cal.NsToTicks(1000);
-  std::vector<uint64_t> over(2001);
-  for (uint64_t& o : over) {
+  std::vector<double> over(2001);
+  for (double& o : over) {
     const uint64_t before = emulate::ReadTsc();
     SpinTo(e, before + target);
     const uint64_t after = next();
-    o = after > before + target ? after - before - target : 0;
+    o = after > before + target ? static_cast<double>(after - before - target)
+                                : 0;
   }
-  std::vector<double> samples(over.begin(), over.end());
   const double cost =
-      emulate::SteppedMedian(std::move(samples), static_cast<double>(step));
+      emulate::SteppedMedian(std::move(over), static_cast<double>(step));
   e.cal.spin_fixed_cost_ticks =
       cost > 0 ? static_cast<uint64_t>(cost + 0.5) : 0;
 }

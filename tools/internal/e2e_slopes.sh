@@ -60,8 +60,8 @@ mpi_sweep() {  # MODE
     tools/internal/rank_device.sh NPopenmpi -l 8 -u 8 -n 2000 -p 0 -o /dev/null || status=1
 }
 
-# The MPI ping-pong of //shim:mpi_pingpong under the shim, and as the
-# sweep's --control with its ranks' own wait (spin mode).
+# The NCCL-style client's t_min and //shim:mpi_pingpong's mean, each under
+# the shim and as the sweep's --control with its own wait (spin mode).
 control_sweep() {
   bazel-bin/shim/verbsemu sweep --latency "$grid" --repeat "$repeat" \
     --metric 'regex:t_min_us ([0-9.]+)' --metric-name "NCCL-style client t_min" \

@@ -7,27 +7,19 @@
 # message). Prints, per library, every run's one-way t_min and median (the
 # client's own figures, half the round trip) and the differences of the
 # best t_min: the delay with the shim's own cost, and without it.
-# --control GRID (one-way µs, e.g. 0,10,20,30,40,50) runs the control
-# instead, with Debian's library: at each latency the client with the
-# application's own busy-wait before each send (--app-delay, no shim) and
-# under the shim (+1 ns at 0), alternating; prints every run and, per arm,
-# the best t_min and the median t_median per latency with their slopes
-# (tools/internal/control_summary). A test bed that lengthens every wait
-# shows the same slopes in both arms.
 # Host side, first: bazel build //shim/... //soft-roce/symbolic:all
-#   soft-roce/vm --topology pair -- tools/internal/nccl_style_e2e.sh [--rounds N] [--latency US] [--iters N] [--control GRID]
+#   soft-roce/vm --topology pair -- tools/internal/nccl_style_e2e.sh [--rounds N] [--latency US] [--iters N]
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/vm/lib.sh
 source tests/vm/lib.sh
-rounds=7 lat=20 iters=5000 control=""
+rounds=7 lat=20 iters=5000
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --latency) lat=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
-    --control) control=$2; shift 2 ;;
-    *) echo "usage: $0 [--rounds N] [--latency US] [--iters N] [--control GRID]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rounds N] [--latency US] [--iters N]" >&2; exit 2 ;;
   esac
 done
 bin=${VERBSEMU_BIN:-bazel-bin}
@@ -39,12 +31,10 @@ mkdir -p "$ubuntu"
   "$ubuntu/libibverbs.so.1" >/dev/null || exit 1
 
 # one LIBDIR PREFIX...: the client's "t_min median" line, or "fail".
-# APP_DELAY_NS, when set, is both ends' own wait before each send.
 one() {
   local libdir=$1 out
   shift
-  out=$(env LD_LIBRARY_PATH="$libdir" "$@" tools/internal/nccl_style_pair.sh --iters "$iters" \
-    --app-delay "${APP_DELAY_NS:-0}" 2>/dev/null)
+  out=$(env LD_LIBRARY_PATH="$libdir" "$@" tools/internal/nccl_style_pair.sh --iters "$iters" 2>/dev/null)
   echo "$out" | sed -n 's/.* t_min_us \([0-9.]*\) t_median_us \([0-9.]*\).*/\1 \2/p' | grep . || echo fail
 }
 
@@ -52,25 +42,6 @@ one() {
 best() {
   printf '%s\n%s\n' "$1" "${2%% *}" | grep -E '^[0-9.]+$' | sort -g | head -n 1
 }
-
-if [ -n "$control" ]; then
-  IFS=, read -r -a grid <<<"$control"
-  runs=$VM_LOGDIR/control-runs
-  : >"$runs"
-  echo "## control: one-way t_min and median (us), the application's own wait and the shim's"
-  for ((r = 1; r <= rounds; r++)); do
-    for l in "${grid[@]}"; do
-      a=$(APP_DELAY_NS=$(awk -v l="$l" 'BEGIN {printf "%.0f", l * 1000}') one "")
-      shim_lat=${l}us
-      [ "$(awk -v l="$l" 'BEGIN {print (l == 0)}')" = 1 ] && shim_lat=1ns
-      s=$(one "" "$launcher" run --latency "$shim_lat" --)
-      echo "round $r latency $l: application's wait $a; shim $s"
-      printf 'app %s %s\nshim %s %s\n' "$l" "$a" "$l" "$s" >>"$runs"
-    done
-  done
-  tools/internal/control_summary t_min t_median <"$runs"
-  exit 0
-fi
 
 for lib in debian ubuntu; do
   libdir=""
