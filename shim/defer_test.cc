@@ -53,7 +53,7 @@ TEST_F(DeferTest, PostReturnsAtOnceAndReachesTheDeviceTheLatencyLater) {
   ASSERT_TRUE(PollUntilPosts(d, r.cq, 1, std::chrono::seconds(5)));
   const std::vector<PostRecord> posts = d.Posts();
   ASSERT_EQ(posts.size(), 1u);
-  EXPECT_GE(posts[0].tsc - t0 + Cal().spin_fixed_cost_ticks, Ticks(20e6));
+  EXPECT_GE(posts[0].tsc - t0 + ShimFixedCost(), Ticks(20e6));
   EXPECT_EQ(posts[0].wr_id, 100u);
 }
 
@@ -108,7 +108,7 @@ TEST_F(DeferTest, KeepsTheOrderOfChainsAndBatches) {
     }
   }
   EXPECT_TRUE(posts[2].via_wr_api);
-  EXPECT_GE(posts[3].tsc - t_last + Cal().spin_fixed_cost_ticks, Ticks(20e6));
+  EXPECT_GE(posts[3].tsc - t_last + ShimFixedCost(), Ticks(20e6));
 }
 
 TEST_F(DeferTest, InlineDataIsCopiedAtThePost) {
@@ -244,8 +244,7 @@ TEST_F(DeferTest, QpsOfALockFreeThreadDomainSpin) {
   ibv_send_wr* bad = nullptr;
   ASSERT_EQ(ibv_post_send(qp, ch.head(), &bad), 0);
   EXPECT_EQ(d.post_calls.load(), 1u) << "a spin posts before it returns";
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
-            Ticks(300e3));
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(), Ticks(300e3));
   EXPECT_NE(ReportText().find("thread domain without locks 1"),
             std::string::npos);
   EXPECT_EQ(DestroyQp(qp), 0);

@@ -134,7 +134,7 @@ TEST_F(DirectVerbsTest, Mlx5dvQpBatchesOpenTheProvidersBatchAtWrStart) {
   ibv_wr_rdma_write(x, 1, 0x2000);
   ibv_wr_set_sge(x, 1, 0x1000, 64);
   ASSERT_EQ(ibv_wr_complete(x), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             Cal().NsToTicks(1000));
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
 }

@@ -135,14 +135,13 @@ TEST_F(EfaTest, EfadvQpIsDelayedInSpinMode) {
   for (int i = 0; i < 3; ++i) {
     const uint64_t t0 = emulate::ReadTsc();
     ASSERT_EQ(Send(s, 64), 0);
-    EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
-              Ticks(10'000))
+    EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(), Ticks(10'000))
         << i;
   }
   const QpCounters c = Counters(s.qp);
   EXPECT_EQ(c.wrs, 3u);
   EXPECT_EQ(c.bytes, 3u * 64);
-  EXPECT_GE(c.delay_ticks + 3 * Cal().spin_fixed_cost_ticks, 3 * Ticks(10'000));
+  EXPECT_GE(c.delay_ticks + 3 * ShimFixedCost(), 3 * Ticks(10'000));
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
 }
 
@@ -171,7 +170,7 @@ TEST_F(EfaTest, EfadvQpIsDelayedInDeferMode) {
   }
   const std::vector<PostRecord> posts = d.Posts();
   ASSERT_EQ(posts.size(), 1u);
-  EXPECT_GE(posts[0].tsc - t0 + Cal().spin_fixed_cost_ticks, Ticks(2e6));
+  EXPECT_GE(posts[0].tsc - t0 + ShimFixedCost(), Ticks(2e6));
   EXPECT_EQ(posts[0].wr_id, 55u);
   EXPECT_EQ(posts[0].remote_qpn, kPeerQpn);  // the address was replayed
 }
@@ -275,8 +274,7 @@ TEST_F(EfaTest, DriverQpIsRegisteredAndDelayed) {
   Chain ch(1, 64, IBV_WR_SEND);
   const uint64_t t0 = emulate::ReadTsc();
   ASSERT_EQ(Post(qp, ch), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
-            Ticks(10'000));
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(), Ticks(10'000));
   EXPECT_EQ(Counters(qp).wrs, 1u);
 }
 
@@ -300,8 +298,7 @@ TEST_F(EfaTest, QpMadeBehindTheShimIsAdoptedAtModifyWithItsWrSlots) {
     }
     const uint64_t t0 = emulate::ReadTsc();
     ASSERT_EQ(Send(s, 64), 0);
-    EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
-              Ticks(10'000))
+    EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(), Ticks(10'000))
         << cycle;
   }
   // Each batch counted once and reaching the device once: a slot wrapped
@@ -329,8 +326,7 @@ TEST_F(EfaTest, QpWithSendOpsAdoptedAtFirstPostGetsItsWrSlots) {
   EXPECT_EQ(LiveQpCount(), 1u);
   const uint64_t t0 = emulate::ReadTsc();
   ASSERT_EQ(Send(s, 64), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
-            Ticks(10'000));
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(), Ticks(10'000));
   const QpCounters c = Counters(s.qp);
   EXPECT_EQ(c.wrs, 1u);
   EXPECT_EQ(c.failed_posts, 1u);

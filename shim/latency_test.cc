@@ -56,7 +56,7 @@ TEST_F(ShimTest, LatencyAloneWrapsOnlyThePostingCalls) {
   ibv_wr_send(r.qpx);
   ibv_wr_set_sge(r.qpx, 1, 0x1000, 64);
   ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             Cal().NsToTicks(1000));
 }
 
@@ -70,7 +70,7 @@ TEST_F(ShimTest, LatencyAlonePostSendWaitsWithoutCounting) {
   const auto delay_of = [&](Chain& ch) {
     const uint64_t t0 = emulate::ReadTsc();
     EXPECT_EQ(Post(r.qp, ch), 0);
-    return d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks;
+    return d.last_post_tsc.load() - t0 + ShimFixedCost();
   };
   Chain write(2, 64, IBV_WR_RDMA_WRITE), read(1, 64, IBV_WR_RDMA_READ);
   // One leg, not two: the fastest of five posts (a preempted or
@@ -99,7 +99,7 @@ TEST_F(ShimTest, LatencyAloneWrApiReadWaitsTwoLegs) {
   ibv_wr_rdma_read(r.qpx, 1, 0x2000);
   ibv_wr_set_sge(r.qpx, 1, 0x1000, 64);
   ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             2 * Cal().NsToTicks(20'000));
 }
 
@@ -109,7 +109,7 @@ TEST_F(ShimTest, LatencyIsInjectedBeforeTheRealPost) {
   Res r = MakeQp(d, false);
   Chain ch(2, 8);
   const uint64_t target = Cal().NsToTicks(20'000);
-  const uint64_t slack = Cal().spin_fixed_cost_ticks;
+  const uint64_t slack = ShimFixedCost();
   for (int i = 0; i < 5; ++i) {
     const uint64_t t0 = emulate::ReadTsc();
     ASSERT_EQ(Post(r.qp, ch), 0);
@@ -130,7 +130,7 @@ TEST_F(ShimTest, LongDelaySleepsButStillMeetsTheDeadline) {
   for (int i = 0; i < 3; ++i) {
     const uint64_t t0 = emulate::ReadTsc();
     ASSERT_EQ(Post(r.qp, ch), 0);
-    EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+    EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
               Cal().NsToTicks(600'000));
   }
 }
@@ -147,7 +147,7 @@ TEST_F(ShimTest, LatencyAlsoOnTheWrApi) {
   ibv_wr_send(x);
   ibv_wr_set_sge(x, 1, 0, 64);
   ASSERT_EQ(ibv_wr_complete(x), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             Cal().NsToTicks(10'000));
 }
 
@@ -168,9 +168,8 @@ TEST_F(ShimTest, TheReportSaysHowLateTheWaitsEnded) {
   const WaitLateness& l = E().lateness;
   EXPECT_EQ(l.count(), 4u);
   EXPECT_EQ(l.waited_ticks(), Counters(r.qp).delay_ticks);
-  EXPECT_GE(l.waited_ticks(),
-            4 * (Cal().NsToTicks(5'000) - Cal().spin_fixed_cost_ticks -
-                 E().recording_ticks));
+  EXPECT_GE(l.waited_ticks(), 4 * (Cal().NsToTicks(5'000) - ShimFixedCost() -
+                                   E().recording_ticks));
   EXPECT_NE(ReportText().find("waits 4: mean "), std::string::npos)
       << ReportText();
   ResetForTesting();
@@ -195,7 +194,7 @@ TEST_F(ShimTest, LateSleepsLengthenTheSpunTailAndTheReportSaysSo) {
   Chain ch(1, 8);
   const uint64_t t0 = emulate::ReadTsc();
   ASSERT_EQ(Post(r.qp, ch), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             Cal().NsToTicks(600'000));
   EXPECT_NE(ReportText().find("long waits: sleeps woke 700 us late"),
             std::string::npos)

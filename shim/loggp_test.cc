@@ -52,7 +52,7 @@ class LogGpTest : public ShimTest {
   }
   // The spin's deadline for `n` overheads: the target less its fixed cost.
   static uint64_t SpinTicks(double ns, uint64_t n = 1) {
-    return n * Ticks(ns) - Cal().spin_fixed_cost_ticks;
+    return n * Ticks(ns) - ShimFixedCost();
   }
   // The device's stamps of `qp`'s posts, in order.
   static std::vector<uint64_t> Stamps(FakeDevice& d, const ibv_qp* qp) {

@@ -91,8 +91,7 @@ TEST_F(LoopbackTest, SelfConnectedReadIsNotDelayedInSpinMode) {
   EXPECT_EQ(Counters(self.qp).wrs, 1u);
   // A QP to a peer still waits two one-way latencies for its READ.
   Res peer = MakeQp(d, false);
-  EXPECT_GE(ReadTicks(d, peer.qp) + Cal().spin_fixed_cost_ticks,
-            2 * Ticks(kLatencyNs));
+  EXPECT_GE(ReadTicks(d, peer.qp) + ShimFixedCost(), 2 * Ticks(kLatencyNs));
   const std::string report = ReportText();
   EXPECT_NE(report.find("(loopback QP, not delayed)"), std::string::npos)
       << report;
@@ -107,15 +106,13 @@ TEST_F(LoopbackTest, AnotherQpOnTheSamePortIsAPeer) {
   FakeDevice d("fake0");
   Res r = MakeQp(d, false, /*connect=*/false);
   ConnectTo(r.qp, 1, r.qp->qp_num + 1);  // the port's GID, another QP
-  EXPECT_GE(ReadTicks(d, r.qp) + Cal().spin_fixed_cost_ticks,
-            2 * Ticks(kLatencyNs));
+  EXPECT_GE(ReadTicks(d, r.qp) + ShimFixedCost(), 2 * Ticks(kLatencyNs));
   // GID index 2 of the port (::ffff:10.0.1.3) is found in its table only
   // when the table is that long: the fake's port has none, so this one is
   // a peer.
   Res other = MakeQp(d, false, /*connect=*/false);
   ConnectTo(other.qp, 3, other.qp->qp_num);
-  EXPECT_GE(ReadTicks(d, other.qp) + Cal().spin_fixed_cost_ticks,
-            2 * Ticks(kLatencyNs));
+  EXPECT_GE(ReadTicks(d, other.qp) + ShimFixedCost(), 2 * Ticks(kLatencyNs));
 }
 
 TEST_F(LoopbackTest, SelfConnectedWrApiReadIsNotDelayed) {
@@ -135,8 +132,7 @@ TEST_F(LoopbackTest, SelfConnectedPostIsNotDelayedByTheLeanWrapper) {
   ConfigureLatencyAlone(kLatencyNs);
   FakeDevice d("fake0");
   Res peer = MakeQp(d, false);
-  EXPECT_GE(ReadTicks(d, peer.qp) + Cal().spin_fixed_cost_ticks,
-            2 * Ticks(kLatencyNs));
+  EXPECT_GE(ReadTicks(d, peer.qp) + ShimFixedCost(), 2 * Ticks(kLatencyNs));
   Res self = SelfQp(d);
   EXPECT_LT(ReadTicks(d, self.qp), Ticks(kLatencyNs / 2));
 }
@@ -190,8 +186,7 @@ TEST_F(LoopbackTest, ATopologyClassNamingTheLocalAddressStillApplies) {
   Configure(s.settings);
   FakeDevice d("fake0");
   Res self = SelfQp(d);
-  EXPECT_GE(ReadTicks(d, self.qp) + Cal().spin_fixed_cost_ticks,
-            2 * Ticks(40'000));
+  EXPECT_GE(ReadTicks(d, self.qp) + ShimFixedCost(), 2 * Ticks(40'000));
   EXPECT_EQ(ReportText().find("loopback QP"), std::string::npos);
 }
 

@@ -61,7 +61,7 @@ TEST_F(Mlx5PersonalityTest, LatencyOnBothApisAfterRtsAndAfterReset) {
   FakeDevice d("mlx5_0");
   FakeQpEnv r = MakeMlx5Qp(d);
   const uint64_t target = Cal().NsToTicks(10'000);
-  const uint64_t slack = Cal().spin_fixed_cost_ticks;
+  const uint64_t slack = ShimFixedCost();
   Chain ch(1, 64);
   for (int cycle = 0; cycle < 2; ++cycle) {
     if (cycle == 1) Recycle(r.qp);
@@ -133,7 +133,7 @@ TEST_F(Mlx5PersonalityTest, RewriteOutsideModifyQpIsCaughtAtTheNextBatch) {
   ASSERT_TRUE(ConnectFakeQp(r.qp, /*through_shim=*/false));
   const uint64_t t0 = emulate::ReadTsc();
   ASSERT_EQ(WrPost(r.qpx, 64), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             Cal().NsToTicks(10'000));
   EXPECT_EQ(Counters(r.qp).wrs, 1u);
   EXPECT_EQ(d.complete_errors.load(), 0u);

@@ -18,7 +18,7 @@ using ReadTest = ShimTest;
 uint64_t DelayOf(FakeDevice& d, ibv_qp* qp, Chain& ch) {
   const uint64_t t0 = emulate::ReadTsc();
   EXPECT_EQ(Post(qp, ch), 0);
-  return d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks;
+  return d.last_post_tsc.load() - t0 + ShimFixedCost();
 }
 
 TEST_F(ReadTest, ReadAndAtomicsAddTwoOneWayLatencies) {
@@ -45,7 +45,7 @@ TEST_F(ReadTest, WrApiReadAddsTwoOneWayLatencies) {
   ibv_wr_rdma_read(r.qpx, 1, 0x2000);
   ibv_wr_set_sge(r.qpx, 1, 0x1000, 4096);
   ASSERT_EQ(ibv_wr_complete(r.qpx), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             2 * Cal().NsToTicks(10'000));
   EXPECT_EQ(Counters(r.qp).bytes, 4096u);
 }

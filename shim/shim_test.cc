@@ -111,7 +111,7 @@ TEST_F(ShimTest, DeviceOpenedBeforeConfigurationGetsTheSettings) {
   const uint64_t t0 = emulate::ReadTsc();
   Chain ch(1, 64);
   ASSERT_EQ(Post(r.qp, ch), 0);
-  EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+  EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
             Cal().NsToTicks(3000));
 }
 

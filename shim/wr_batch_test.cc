@@ -296,7 +296,7 @@ TEST_F(WrBatchTest, QpWithFlushKeepsTheProvidersBatchOpenFromWrStart) {
   ibv_wr_rdma_write(x, 1, 0x2000);
   ibv_wr_set_sge(x, 1, 0x1000, 64);
   ASSERT_EQ(ibv_wr_complete(x), 0);
-  EXPECT_GE(DeviceDelay(d, t0) + Cal().spin_fixed_cost_ticks, Ticks(2'000));
+  EXPECT_GE(DeviceDelay(d, t0) + ShimFixedCost(), Ticks(2'000));
   EXPECT_EQ(d.calls_outside_batch.load(), 0u);
 }
 

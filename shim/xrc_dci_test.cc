@@ -105,7 +105,7 @@ class XrcDciTest : public ShimTest {
     ASSERT_NE(qp, nullptr);
     const uint64_t t0 = emulate::ReadTsc();
     ASSERT_EQ(send(qp, 64), 0);
-    EXPECT_GE(d.last_post_tsc.load() - t0 + Cal().spin_fixed_cost_ticks,
+    EXPECT_GE(d.last_post_tsc.load() - t0 + ShimFixedCost(),
               Cal().NsToTicks(20'000));
     EXPECT_EQ(d.Posts().size(), 1u);
   }

@@ -21,6 +21,7 @@
 #include "shim/internal/fake_device.h"
 #include "shim/internal/fake_qp.h"
 #include "shim/internal/real_verbs.h"
+#include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
 
@@ -28,6 +29,12 @@ inline const emulate::TscCalibration& Cal() {
   static const emulate::TscCalibration cal = emulate::CalibrateTsc(2'000'000);
   return cal;
 }
+
+// What the configured shim takes off every delay: the fixed cost its own
+// dithered spin measured when it was configured (CalibrateSpin), which a
+// wait may end short of its target by. Not Cal()'s, measured without the
+// dither.
+inline uint64_t ShimFixedCost() { return E().cal.spin_fixed_cost_ticks; }
 
 class ShimTest : public ::testing::Test {
  protected:
