@@ -2,12 +2,12 @@
 // device (every real post stamped with the TSC). Prints markdown tables:
 //   1. message rate under VERBSEMU_GAP vs its target 1/g, per QP and per
 //      port, through ibv_post_send and ibv_wr_complete;
-//   2. CPU time (CLOCK_THREAD_CPUTIME_ID) inside the posting call under
-//      VERBSEMU_OVERHEAD vs target, its median less the call's median
-//      without it;
+//   2. time inside the posting call under VERBSEMU_OVERHEAD vs target, its
+//      median less the call's median without it (and the thread's CPU
+//      time, a check that the time was spent on the CPU);
 //   3. the same inside ibv_poll_cq returning one receive completion under
 //      VERBSEMU_RECV_OVERHEAD.
-// Usage: loggp_knobs_bench [--quick] [--cpu N]
+// Usage: loggp_knobs_bench [--quick] [--cpu N] [--only gap|overhead|recv]
 #include <time.h>
 
 #include <algorithm>
@@ -30,12 +30,16 @@
 namespace verbsemu::shim::internal {
 namespace {
 
+using emulate::SteppedMedian;
+
 struct Opts {
   bool quick = false;
-  int cpu = -1;  // pin to this CPU; -1: no pinning
+  int cpu = -1;           // pin to this CPU; -1: no pinning
+  std::string_view only;  // one table: gap, overhead or recv; empty: all
+  double period_ns = 0;   // the TSC's read period (TscReadPeriodTicks)
 };
 
-// --quick and --cpu N; false on anything else.
+// --quick, --cpu N and --only TABLE; false on anything else.
 bool ParseArgs(int argc, char** argv, Opts* o) {
   const std::vector<std::string_view> args(argv + 1, argv + argc);
   for (size_t i = 0; i < args.size(); ++i) {
@@ -43,6 +47,10 @@ bool ParseArgs(int argc, char** argv, Opts* o) {
       o->quick = true;
     } else if (args[i] == "--cpu" && i + 1 < args.size()) {
       o->cpu = std::atoi(std::string(args[++i]).c_str());
+    } else if (args[i] == "--only" && i + 1 < args.size()) {
+      o->only = args[++i];
+      if (o->only != "gap" && o->only != "overhead" && o->only != "recv")
+        return false;
     } else {
       return false;
     }
@@ -174,104 +182,141 @@ void GapTable(const Opts& o, const emulate::TscCalibration& cal) {
 }
 
 // ------------------------------------------------------------ 2. overhead
-// The median CPU time of `call`, over `n` calls after 200 warm-up ones.
-double MedianCpuNs(size_t n, const std::function<void()>& call) {
-  std::vector<double> v;
-  v.reserve(n);
-  for (size_t i = 0; i < n + 200; ++i) {
-    const uint64_t a = ThreadCpuNs();
+// A call's time by the TSC (ns) and by the thread's CPU clock (ns). The TSC
+// reads cost a few ns and step evenly, so their median, interpolated within
+// the clock's step, resolves a few ns; the CPU clock is a system call here,
+// whose own cost and jitter are hundreds of ns, and is kept as a check that
+// the time was the thread's (the host did not take the CPU away).
+struct CallTimes {
+  std::vector<double> tsc, cpu;
+};
+
+void TimeCalls(size_t n, const emulate::TscCalibration& cal,
+               const std::function<void()>& call, CallTimes* out) {
+  for (size_t i = 0; i < n + 100; ++i) {
+    const uint64_t c0 = ThreadCpuNs();
+    const uint64_t t0 = emulate::ReadTsc();
     call();
-    const uint64_t b = ThreadCpuNs();
-    if (i >= 200) v.push_back(static_cast<double>(b - a));
+    const uint64_t t1 = emulate::ReadTsc();
+    const uint64_t c1 = ThreadCpuNs();
+    if (i < 100) continue;  // warm-up
+    out->tsc.push_back(cal.TicksToNs(t1 - t0));
+    out->cpu.push_back(static_cast<double>(c1 - c0));
   }
-  return Median(std::move(v));
 }
 
-void OverheadRow(const Opts& o, const emulate::TscCalibration& cal,
-                 double target, bool wr_api, double baseline) {
-  emulate::Config c;
-  c.overhead_ns = target;
-  Configure(c, cal);
-  FakeDevice d("bench0");
-  d.record_posts = false;
-  FakeQpEnv e = Setup(d);
-  const size_t n = o.quick ? 2000 : 10000;
-  const double cpu = MedianCpuNs(n, [&e, wr_api] { PostOne(e, wr_api); });
-  const double added = cpu - baseline;
-  std::printf("| %s | %s | %.1f ns | %.1f ns | %.1f ns | %+.2f |\n",
-              units::FormatNs(target).c_str(),
-              wr_api ? "ibv_wr_complete" : "ibv_post_send", cpu, baseline,
-              added, 100.0 * (added - target) / target);
-  Teardown(e);
+// One knob's added time in a call, in rounds as device_boundary_bench's: each
+// round starts the shim afresh with the knob (`with`) and without it
+// (`without`) and times `n / kRounds` calls of each, set up by `env` (which
+// returns the call). Added time: the rounds' pooled TSC times less their
+// round's median without; CPU: the pooled medians' difference.
+struct Added {
+  double tsc_ns = 0, cpu_ns = 0, without_ns = 0;
+};
+
+using CallEnv = std::function<std::function<void()>(FakeDevice&, FakeQpEnv*)>;
+
+Added AddedTime(const Opts& o, const emulate::TscCalibration& cal,
+                const emulate::Config& with, const CallEnv& env) {
+  constexpr size_t kRounds = 8;
+  const size_t n = (o.quick ? 2000 : 10000) / kRounds;
+  std::vector<double> added, base_tsc;
+  CallTimes on, off;
+  for (size_t r = 0; r < kRounds; ++r) {
+    double base = 0;
+    for (const bool knob : {false, true}) {
+      Configure(knob ? with : emulate::Config{}, cal);
+      FakeDevice d("bench0");
+      d.record_posts = false;
+      FakeQpEnv e;
+      const std::function<void()> call = env(d, &e);
+      CallTimes t;
+      TimeCalls(n, cal, call, &t);
+      Teardown(e);
+      CallTimes& pool = knob ? on : off;
+      pool.cpu.insert(pool.cpu.end(), t.cpu.begin(), t.cpu.end());
+      if (!knob) {
+        base = SteppedMedian(t.tsc, o.period_ns);
+        base_tsc.push_back(base);
+        continue;
+      }
+      for (double x : t.tsc) added.push_back(x - base);
+    }
+  }
+  return {SteppedMedian(added, o.period_ns), Median(on.cpu) - Median(off.cpu),
+          Median(base_tsc)};
 }
 
-// The same calls with nothing emulated: the provider's and the clock's cost.
-double OverheadBaseline(const Opts& o, const emulate::TscCalibration& cal,
-                        bool wr_api) {
+void PrintAddedRow(const char* call, double target, const Added& a) {
+  std::printf("| %s | %s | %.1f ns | %.1f ns | %+.1f ns | %+.2f | %.0f ns |\n",
+              units::FormatNs(target).c_str(), call, a.without_ns, a.tsc_ns,
+              a.tsc_ns - target, 100.0 * (a.tsc_ns - target) / target,
+              a.cpu_ns);
+}
+
+const char* kAddedHeader =
+    "| target | call | without | added (median) | error | error %% | "
+    "CPU added |\n|---:|---|---:|---:|---:|---:|---:|\n";
+
+// Posts for `seconds` without the knob first: the first 100 ms of posts on
+// this host ran 30-50% slower (its CPU coming up to speed), which the first
+// row's rounds would otherwise measure.
+void WarmUp(const emulate::TscCalibration& cal, double seconds) {
   Configure(emulate::Config{}, cal);
   FakeDevice d("bench0");
   d.record_posts = false;
   FakeQpEnv e = Setup(d);
-  const double cpu =
-      MedianCpuNs(o.quick ? 2000 : 10000, [&e, wr_api] { PostOne(e, wr_api); });
+  const uint64_t end = emulate::ReadTsc() + cal.NsToTicks(seconds * 1e9);
+  while (emulate::ReadTsc() < end) PostOne(e, false);
   Teardown(e);
-  return cpu;
 }
 
 void OverheadTable(const Opts& o, const emulate::TscCalibration& cal) {
+  WarmUp(cal, 0.5);
   std::printf(
-      "\n### CPU time inside the posting call under `--overhead` vs target "
-      "(CLOCK_THREAD_CPUTIME_ID, median of %s calls)\n\n"
-      "| overhead | call | median CPU | without | added | error %% |\n"
-      "|---:|---|---:|---:|---:|---:|\n",
+      "\n### Time inside the posting call under `--overhead` vs target "
+      "(TSC, median of %s calls in 8 fresh starts, each less its start's "
+      "median without the knob; CPU added: the thread's CPU clock)\n\n",
       o.quick ? "2k" : "10k");
+  std::printf(kAddedHeader);
   for (const bool wr_api : {false, true}) {
-    const double baseline = OverheadBaseline(o, cal, wr_api);
     for (double t : {1000.0, 2000.0, 5000.0, 10000.0}) {
-      OverheadRow(o, cal, t, wr_api, baseline);
+      emulate::Config c;
+      c.overhead_ns = t;
+      const Added a =
+          AddedTime(o, cal, c, [wr_api](FakeDevice& d, FakeQpEnv* e) {
+            *e = Setup(d);
+            return std::function<void()>([e, wr_api] { PostOne(*e, wr_api); });
+          });
+      PrintAddedRow(wr_api ? "ibv_wr_start..complete" : "ibv_post_send", t, a);
     }
   }
 }
 
 // ------------------------------------------------------------ 3. recv
-// The median CPU time of a poll that returns one receive completion.
-double RecvPollCpuNs(const Opts& o, const emulate::TscCalibration& cal,
-                     double target) {
-  emulate::Config c;
-  c.recv_overhead_ns = target;
-  Configure(c, cal);
-  FakeDevice d("bench0");
-  d.record_posts = false;
-  d.complete_recvs = true;
-  FakeQpEnv e = Setup(d);
-  std::vector<double> v;
-  const size_t n = o.quick ? 2000 : 10000;
-  for (size_t i = 0; i < n + 200; ++i) {
-    ibv_recv_wr wr{};
-    ibv_recv_wr* bad = nullptr;
-    ibv_post_recv(e.qp, &wr, &bad);
-    ibv_wc wc;
-    const uint64_t a = ThreadCpuNs();
-    const int got = ibv_poll_cq(e.cq, 1, &wc);
-    const uint64_t b = ThreadCpuNs();
-    if (i >= 200 && got == 1) v.push_back(static_cast<double>(b - a));
-  }
-  Teardown(e);
-  return Median(std::move(v));
-}
-
+// ibv_poll_cq returning one receive completion, timed with the
+// ibv_post_recv before it (the same with and without the knob).
 void RecvOverheadTable(const Opts& o, const emulate::TscCalibration& cal) {
   std::printf(
-      "\n### CPU time inside ibv_poll_cq (one receive completion) under "
-      "`--recv-overhead` vs target\n\n"
-      "| recv overhead | median CPU | without | added | error %% |\n"
-      "|---:|---:|---:|---:|---:|\n");
-  const double baseline = RecvPollCpuNs(o, cal, 0);
+      "\n### Time inside ibv_poll_cq (one receive completion) under "
+      "`--recv-overhead` vs target (as above)\n\n");
+  WarmUp(cal, 0.5);
+  std::printf(kAddedHeader);
   for (double t : {1000.0, 2000.0, 5000.0, 10000.0}) {
-    const double cpu = RecvPollCpuNs(o, cal, t);
-    std::printf("| %s | %.1f ns | %.1f ns | %.1f ns | %+.2f |\n",
-                units::FormatNs(t).c_str(), cpu, baseline, cpu - baseline,
-                100.0 * (cpu - baseline - t) / t);
+    emulate::Config c;
+    c.recv_overhead_ns = t;
+    const Added a = AddedTime(o, cal, c, [](FakeDevice& d, FakeQpEnv* e) {
+      d.complete_recvs = true;
+      *e = Setup(d);
+      return std::function<void()>([e] {
+        ibv_recv_wr wr{};
+        ibv_recv_wr* bad = nullptr;
+        ibv_post_recv(e->qp, &wr, &bad);
+        ibv_wc wc;
+        ibv_poll_cq(e->cq, 1, &wc);
+      });
+    });
+    PrintAddedRow("ibv_poll_cq", t, a);
   }
 }
 
@@ -282,20 +327,23 @@ int main(int argc, char** argv) {
   using namespace verbsemu::shim::internal;
   Opts o;
   if (!ParseArgs(argc, argv, &o)) {
-    std::fprintf(stderr, "usage: %s [--quick] [--cpu N]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s [--quick] [--cpu N] [--only gap|overhead|recv]\n",
+                 argv[0]);
     return 2;
   }
   const bool pinned = o.cpu >= 0 && verbsemu::emulate::PinToCpu(o.cpu);
   if (o.cpu >= 0 && !pinned) std::perror("sched_setaffinity");
   SetRealVerbsForTesting(FakeDevice::MakeRealVerbs());
   const auto cal = verbsemu::emulate::CalibrateTsc();
+  o.period_ns = cal.TicksToNs(verbsemu::emulate::TscReadPeriodTicks());
   std::printf(
       "## verbsemu LogGP knobs at the device boundary\n\nTSC %.4f GHz, "
       "calibrated spin fixed cost %.1f ns%s\n",
       cal.ticks_per_ns, cal.TicksToNs(cal.spin_fixed_cost_ticks),
       pinned ? ", pinned" : "");
-  GapTable(o, cal);
-  OverheadTable(o, cal);
-  RecvOverheadTable(o, cal);
+  if (o.only.empty() || o.only == "gap") GapTable(o, cal);
+  if (o.only.empty() || o.only == "overhead") OverheadTable(o, cal);
+  if (o.only.empty() || o.only == "recv") RecvOverheadTable(o, cal);
   return 0;
 }

@@ -138,6 +138,15 @@ uint64_t SpinTo(Engine& e, uint64_t deadline) {
                    e.wait.Dithered(deadline, DitherDraw()));
 }
 
+// LogGP's overheads: CPU time, never a sleep, spun as every wait's last
+// stretch is (its tail and dither), so the same calibrated fixed cost holds.
+uint64_t SpinCpuTo(const Engine& e, uint64_t deadline) {
+  emulate::TscClock clock{e.cal.spin_pause};
+  emulate::TscClock tight{false};
+  return SpinWithTail(clock, tight, e.wait,
+                      e.wait.Dithered(deadline, DitherDraw()));
+}
+
 void CalibrateSpin(Engine& e) {
   const emulate::TscCalibration& cal = e.cal;
   e.wait.tight_tail_ticks = 0;
@@ -213,8 +222,7 @@ uint64_t WaitOneLeg(QpState* q, uint64_t t0) {
 uint64_t SpinOverhead(uint64_t t0, uint64_t wrs) {
   const Engine& e = E();
   if (!e.overhead.enabled() || wrs == 0) return t0;
-  emulate::TscClock clock{e.cal.spin_pause};
-  return emulate::SpinUntil(clock, e.overhead.Deadline(t0, wrs));
+  return SpinCpuTo(e, e.overhead.Deadline(t0, wrs));
 }
 
 uint64_t GapStart(QpState* q, PortLink* link, uint64_t release, uint64_t wrs) {
@@ -237,9 +245,7 @@ void SpinRecvOverhead(const ibv_wc* wc, int n) {
   }
   if (recvs == 0) return;
   const Engine& e = E();
-  emulate::TscClock clock{e.cal.spin_pause};
-  emulate::SpinUntil(clock,
-                     e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
+  SpinCpuTo(e, e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
 }
 
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
@@ -279,7 +285,9 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,
   bool owes = false;
   const uint64_t deadline = DueTime(q, t0, shape, &owes, law);
   if (owes) return WaitTo(t0, deadline);
-  return E().overhead.enabled() ? emulate::ReadTsc() - t0 : 0;
+  // Nothing owed: `deadline` is when the overhead's spin ended (t0 without
+  // one), read by the spin itself.
+  return deadline - t0;
 }
 
 void RecordPostOverhead(QpState* q, uint64_t t0, uint64_t waited, uint64_t t1,

@@ -121,7 +121,7 @@ void ConfigureWithCalibration(const Settings& settings,
   e.traffic_paths.shm_dir = settings.shm_dir;
   ApplyCalibration(e, cal);
   e.tsc_read_cost = MeasureTscReadCost();
-  e.recording_ticks = e.emulating ? MeasureRecordingTicks() : 0;
+  e.recording = e.emulating ? MeasureRecordingCost() : RecordingCost{};
 }
 
 void Configure(const Settings& settings, const std::string& error) {

@@ -226,12 +226,15 @@ __attribute__((noinline, cold)) void StartGone(ibv_qp_ex* qpx) {
   if (Fallback(qpx, &f) && f.wr_start != nullptr) f.wr_start(qpx);
 }
 
-__attribute__((noinline)) void StartRecorded(QpState* q, ibv_qp_ex* qpx) {
+// `t0`: the TSC at wr_start's entry, or 0 if not read.
+__attribute__((noinline)) void StartRecorded(QpState* q, ibv_qp_ex* qpx,
+                                             uint64_t t0) {
   // Serializes this QP's batches as the provider's lock would: the
   // application writes qpx->wr_id and wr_flags between wr_start and
   // wr_complete. Released in wr_complete or wr_abort.
   q->batch_mu.lock();
-  Cache()->recordings.Open(qpx, q->provider, q);
+  WrRecording* r = Cache()->recordings.Open(qpx, q->provider, q);
+  r->opened_tsc = t0 != 0 ? t0 : emulate::ReadTsc();
 }
 
 // A direct batch opened by the provider's wr_start (under its send-queue
@@ -264,7 +267,7 @@ void WrStart(ibv_qp_ex* qpx) {
     // A provider may rewrite slots outside ibv_modify_qp (mlx5 does in
     // mlx5dv_devx_qp_modify): wrap again before the batch, never after it.
     if (qpx->wr_complete != WrComplete) WrapQpExOf(q);
-    if (q->record_batches) return StartRecorded(q, qpx);
+    if (q->record_batches) return StartRecorded(q, qpx, t0);
   }
   // The first one-way latency is waited here, before the provider takes its
   // send-queue lock, so other threads posting on this QP are not held up.
@@ -299,12 +302,27 @@ LatencyLaw* BatchLaw(const WrRecording& r, const QpState& q) {
   return q.type == IBV_QPT_UD ? AhLaw(r.first_ud_ah) : nullptr;
 }
 
+// When a recorded batch's wait counts from (`t0`: wr_complete's entry): its
+// wr_start, so the wrappers' own time is absorbed into the wait as a post's
+// lookup is, but never earlier than twice the calibrated recording per WR
+// before wr_complete (the application's own work between its calls is not
+// the shim's); less the replay, which comes after the wait.
+uint64_t RecordedOrigin(const WrRecording& r, uint64_t t0) {
+  const RecordingCost& c = E().recording;
+  if (r.opened_tsc == 0 || r.opened_tsc > t0) {
+    return t0 - std::min(t0, c.whole);
+  }
+  const uint64_t bound = 2 * c.whole * std::max<uint64_t>(r.shape.wrs, 1);
+  const uint64_t from = std::max(r.opened_tsc, t0 - std::min(t0, bound));
+  return from - std::min(from, c.replay);
+}
+
 // A recorded batch on a deferring QP: queued, due when the spin would have
 // ended.
 int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
                      const PostShape& shape) {
   Engine& e = E();
-  const uint64_t origin = t0 - std::min(t0, e.recording_ticks);
+  const uint64_t origin = RecordedOrigin(*r, t0);
   bool owes = false;
   const uint64_t due = DueTime(q, origin, shape, &owes, BatchLaw(*r, *q));
   ThreadCache* tc = Cache();
@@ -342,8 +360,8 @@ int CompleteRecorded(WrRecording* r, ibv_qp_ex* qpx) {
   }
   q->batch_mu.unlock();
   // Holding the batch back costs time a native post does not spend: the
-  // wait is shortened by its calibrated median.
-  const uint64_t origin = t0 - std::min(t0, e.recording_ticks);
+  // wait is shortened by it.
+  const uint64_t origin = RecordedOrigin(*r, t0);
   const uint64_t waited =
       e.emulating ? EmulateBeforePost(q, origin, shape, BatchLaw(*r, *q)) : 0;
   q->batch_mu.lock();

@@ -227,7 +227,7 @@ struct Engine {
   std::atomic<bool> have_loopback{false};
   uint64_t next_stream = 0;  // under mu: the next QP's stream
   uint64_t tsc_read_cost = 0;
-  uint64_t recording_ticks = 0;  // MeasureRecordingTicks(), when emulating
+  RecordingCost recording;  // MeasureRecordingCost(), when emulating
   WaitPolicy wait;
   // With the report: how late each wait ended (the report's "waits" line).
   bool note_lateness = false;
@@ -289,10 +289,11 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
                                 e.cal.spin_fixed_cost_ticks);
   e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
   const emulate::Config& c = e.settings.engine;
+  // The same spin as the delay's: the same (dithered) fixed cost.
   e.overhead = emulate::DelayModel(cal.NsToTicks(c.overhead_ns),
-                                   cal.spin_fixed_cost_ticks);
+                                   e.cal.spin_fixed_cost_ticks);
   e.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
-                                        cal.spin_fixed_cost_ticks);
+                                        e.cal.spin_fixed_cost_ticks);
   e.gap_ticks = cal.NsToTicks(c.gap_ns);
   e.gap_port = c.gap_scope == emulate::GapScope::kPort;
   e.gap_burst_ticks =

@@ -77,10 +77,22 @@ struct WaitPolicy {
   }
 };
 
+// Spins until `deadline` (ticks of `clock`, a pause between reads) until
+// policy.tight_tail_ticks before it, then with `tight` (the same time, read
+// without pausing). Never sleeps: CPU time is what it is for (LogGP's o).
+// Returns the reading when the spin ended.
+template <class Clock, class Tight>
+uint64_t SpinWithTail(Clock& clock, Tight& tight, const WaitPolicy& policy,
+                      uint64_t deadline) {
+  const uint64_t paused_until =
+      deadline - std::min(policy.tight_tail_ticks, deadline);
+  const uint64_t end = emulate::SpinUntil(clock, paused_until);
+  return end < deadline ? emulate::SpinUntil(tight, deadline) : end;
+}
+
 // Waits until `deadline` (ticks of `clock`); `sleep(ticks)` gives up the CPU
-// for about that long. Spins with `clock` (a pause between reads) until
-// policy.tight_tail_ticks before the deadline, then with `tight` (the same
-// time, read without pausing). Returns the reading when the wait ended.
+// for about that long, and the rest is spun (SpinWithTail). Returns the
+// reading when the wait ended.
 template <class Clock, class Tight, class Sleep>
 uint64_t WaitUntil(Clock& clock, Tight& tight, Sleep&& sleep,
                    WaitPolicy& policy, uint64_t deadline) {
@@ -90,10 +102,7 @@ uint64_t WaitUntil(Clock& clock, Tight& tight, Sleep&& sleep,
     sleep(asked);
     policy.NoteWake(asked, clock.Now() - now);
   }
-  const uint64_t paused_until =
-      deadline - std::min(policy.tight_tail_ticks, deadline);
-  const uint64_t end = emulate::SpinUntil(clock, paused_until);
-  return end < deadline ? emulate::SpinUntil(tight, deadline) : end;
+  return SpinWithTail(clock, tight, policy, deadline);
 }
 
 // The same with one clock throughout.

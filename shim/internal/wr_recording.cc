@@ -39,6 +39,7 @@ void WrRecording::Close() {
   entries_.clear();
   arena_.Reset();
   shape = PostShape{};
+  opened_tsc = 0;
   first_ud_ah = nullptr;
   max_inline = 0;
   max_sges = 0;
@@ -83,7 +84,7 @@ void SgeAtOnce(ibv_qp_ex* /*qpx*/, uint32_t /*lkey*/, uint64_t /*addr*/,
 
 }  // namespace
 
-uint64_t MeasureRecordingTicks() {
+RecordingCost MeasureRecordingCost() {
   QpExSlots provider;
   provider.wr_start = ReturnAtOnce;
   provider.wr_complete = CompleteAtOnce;
@@ -92,8 +93,8 @@ uint64_t MeasureRecordingTicks() {
   ibv_qp_ex qpx{};
   WrRecordings recordings;
   std::mutex batch_mu;
-  std::vector<uint64_t> ticks(501);
-  for (uint64_t& t : ticks) {
+  std::vector<uint64_t> whole(501), replay(501);
+  for (size_t i = 0; i < whole.size(); ++i) {
     const uint64_t t0 = emulate::ReadTsc();
     batch_mu.lock();
     WrRecording* r = recordings.Open(&qpx, provider, nullptr);
@@ -103,14 +104,19 @@ uint64_t MeasureRecordingTicks() {
     r->Add<&QpExSlots::wr_set_sge>(&qpx, uint32_t{1}, uint64_t{0x1000},
                                    uint32_t{64});
     batch_mu.unlock();
+    const uint64_t t1 = emulate::ReadTsc();
     batch_mu.lock();
     r->Replay(&qpx);
     batch_mu.unlock();
-    t = emulate::ReadTsc() - t0;
+    const uint64_t t2 = emulate::ReadTsc();
+    whole[i] = t2 - t0;
+    replay[i] = t2 - t1;
   }
-  std::nth_element(ticks.begin(), ticks.begin() + ticks.size() / 2,
-                   ticks.end());
-  return ticks[ticks.size() / 2];
+  const auto median = [](std::vector<uint64_t>& v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+  };
+  return {median(whole), median(replay)};
 }
 
 }  // namespace verbsemu::shim::internal

@@ -79,7 +79,8 @@ class WrRecording {
   // Returns wr_complete's result.
   int Replay(ibv_qp_ex* qpx, bool close_on_room_refusal = true);
 
-  PostShape shape;  // what the batch moves, as the calls were recorded
+  PostShape shape;          // what the batch moves, as the calls were recorded
+  uint64_t opened_tsc = 0;  // the TSC at the batch's wr_start (0: not read)
   // What a provider checks of the batch: its largest inline data (one
   // setter call) and SGE list, and which WRs are signaled (1 + index).
   uint64_t max_inline = 0;
@@ -170,12 +171,17 @@ class WrRecordings {
   std::vector<std::unique_ptr<WrRecording>> all_;
 };
 
-// The shim's own cost of holding a batch back, in TSC ticks: recording a
+// The shim's own cost of holding a batch back, in TSC ticks, over a provider
+// whose functions return at once (medians of 501): `whole` recording a
 // write and its SGE, the batch lock taken and released twice, and the
-// replay, over a provider whose functions return at once (median of 501).
-// The wait of a recorded batch is shortened by this much, as the spin's
-// fixed cost shortens every wait.
-uint64_t MeasureRecordingTicks();
+// replay; `replay` the part after the wait (the lock and the replay). The
+// wait of a recorded batch is shortened by these, as the spin's fixed cost
+// shortens every wait (qp_ex.cc, RecordedOrigin).
+struct RecordingCost {
+  uint64_t whole = 0;
+  uint64_t replay = 0;
+};
+RecordingCost MeasureRecordingCost();
 
 }  // namespace verbsemu::shim::internal
 
