@@ -26,6 +26,7 @@ def verbsemu_fuzz_test(name, srcs, deps, corpus):
             "//conditions:default": ["//bazel:fuzz_replay_main"],
         }),
     )
+
     # `corpus` is a directory of the package; every file in it is an input.
     native.sh_test(
         name = name + "_replay",

@@ -247,6 +247,7 @@ ChaosTotals RunChaos(FakeDevice& d, const ChaosPlan& plan) {
   std::thread monkey(Monkey, std::ref(threads), std::ref(stop), &modifies);
   const auto until = std::chrono::steady_clock::now() + plan.limit;
   std::vector<std::thread> workers;
+  workers.reserve(threads.size());
   for (ChaosThread& t : threads) {
     workers.emplace_back(Worker, std::ref(t), std::cref(plan), until);
   }

@@ -117,6 +117,7 @@ void GapRow(const Opts& o, const emulate::TscCalibration& cal, double gap_ns,
   Configure(c, cal);
   FakeDevice d("bench0");
   std::vector<FakeQpEnv> envs;
+  envs.reserve(static_cast<size_t>(qps));
   for (int i = 0; i < qps; ++i) envs.push_back(Setup(d));
   const double secs = o.quick ? 0.1 : 0.5;
   const size_t n = std::clamp<size_t>(static_cast<size_t>(secs * 1e9 / gap_ns),

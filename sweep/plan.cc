@@ -1,6 +1,7 @@
 #include "sweep/plan.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "emulate/units.h"
 #include "sweep/metric.h"
@@ -28,47 +31,51 @@ const DurationAxis* FindAxis(const std::string& flag) {
 
 std::string PlanKey(const DurationAxis& a) { return std::string(a.name) + "s"; }
 
-// Options that take a value, and where it goes.
-bool SetOption(const std::string& name, const std::string& value,
-               SweepPlan* plan, ParsedArgs* out) {
-  if (SetPrecisionOption(name, value, out)) {
-    // --precision, --max-blocks, --budget
-  } else if (name == "--latency") {
-    plan->latencies = value;
-  } else if (name == "--bandwidth") {
-    plan->bandwidths = value;
-  } else if (name == "--bw-mode") {
-    if (value != "pad" && value != "pace") {
-      out->error = "--bw-mode='" + value + "': expected pad or pace";
-    }
-    plan->bw_mode = value;
-  } else if (const DurationAxis* axis = FindAxis(name)) {
-    plan->durations[static_cast<size_t>(axis - kDurationAxes.data())] = value;
-  } else if (name == "--repeat") {
-    char* end = nullptr;
+// Options whose value is kept as given (checked when the plan is used).
+struct StringOption {
+  std::string_view name;
+  std::string SweepPlan::*field;
+};
+constexpr std::array kStringOptions{
+    StringOption{"--latency", &SweepPlan::latencies},
+    StringOption{"--bandwidth", &SweepPlan::bandwidths},
+    StringOption{"--metric", &SweepPlan::metric},
+    StringOption{"--metric-file", &SweepPlan::metric_file},
+    StringOption{"--metric-name", &SweepPlan::metric_name},
+    StringOption{"--metric-unit", &SweepPlan::metric_unit},
+    StringOption{"--out", &SweepPlan::out_dir},
+    StringOption{"--pingpong", &SweepPlan::pingpong},
+};
+
+// --repeat and --seed: whole numbers.
+bool SetNumberOption(const std::string& name, const std::string& value,
+                     SweepPlan* plan, ParsedArgs* out) {
+  char* end = nullptr;
+  if (name == "--repeat") {
     const long n = std::strtol(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || n < 1 || n > 10000) {
       out->error = "--repeat='" + value + "': expected a whole number 1..10000";
     }
     plan->repeat = static_cast<int>(n);
   } else if (name == "--seed") {
-    char* end = nullptr;
     plan->seed = std::strtoull(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0') {
       out->error = "--seed='" + value + "': expected a whole number";
     }
-  } else if (name == "--metric") {
-    plan->metric = value;
-  } else if (name == "--metric-file") {
-    plan->metric_file = value;
-  } else if (name == "--metric-name") {
-    plan->metric_name = value;
-  } else if (name == "--metric-unit") {
-    plan->metric_unit = value;
-  } else if (name == "--out") {
-    plan->out_dir = value;
-  } else if (name == "--pingpong") {
-    plan->pingpong = value;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Options whose value is checked here: --bw-mode, --control, --timeout.
+bool SetCheckedOption(const std::string& name, const std::string& value,
+                      SweepPlan* plan, ParsedArgs* out) {
+  if (name == "--bw-mode") {
+    if (value != "pad" && value != "pace") {
+      out->error = "--bw-mode='" + value + "': expected pad or pace";
+    }
+    plan->bw_mode = value;
   } else if (name == "--control") {
     plan->control = value;
     if (value.find("{latency_ns}") == std::string::npos &&
@@ -86,12 +93,33 @@ bool SetOption(const std::string& name, const std::string& value,
                    "300s or 1500ms, or none";
     }
     plan->timeout_s = ns ? *ns / 1e9 : 0;
-  } else if (name == "--resume") {
-    out->resume_dir = value;
   } else {
     return false;
   }
   return true;
+}
+
+// Options that take a value, and where it goes.
+bool SetOption(const std::string& name, const std::string& value,
+               SweepPlan* plan, ParsedArgs* out) {
+  // --precision, --max-blocks, --budget
+  if (SetPrecisionOption(name, value, out)) return true;
+  for (const StringOption& o : kStringOptions) {
+    if (name == o.name) {
+      plan->*o.field = value;
+      return true;
+    }
+  }
+  if (const DurationAxis* axis = FindAxis(name)) {
+    plan->durations[static_cast<size_t>(axis - kDurationAxes.data())] = value;
+    return true;
+  }
+  if (name == "--resume") {
+    out->resume_dir = value;
+    return true;
+  }
+  return SetNumberOption(name, value, plan, out) ||
+         SetCheckedOption(name, value, plan, out);
 }
 
 // Options without a value; `*resume` counts those --resume takes.

@@ -20,7 +20,7 @@ LogHistogram::LogHistogram(double relative_error, double min_value,
   const int k_max =
       static_cast<int>(std::ceil(std::log(max_value) / log_gamma_));
   offset_ = k_min - 1;
-  counts_.assign(static_cast<size_t>(k_max - k_min + 3), 0);
+  counts_.assign(static_cast<size_t>(k_max - k_min) + 3, 0);
 }
 
 int LogHistogram::IndexOf(double value) const {
@@ -183,8 +183,8 @@ std::vector<int> SeparatedPeaks(const std::vector<uint64_t>& coarse, double n,
   const int m = static_cast<int>(coarse.size());
   std::vector<int> candidates;
   for (int i = 0; i < m; ++i) {
-    const uint64_t left = i > 0 ? coarse[static_cast<size_t>(i - 1)] : 0;
-    const uint64_t right = i + 1 < m ? coarse[static_cast<size_t>(i + 1)] : 0;
+    const uint64_t left = i > 0 ? coarse[static_cast<size_t>(i) - 1] : 0;
+    const uint64_t right = i + 1 < m ? coarse[static_cast<size_t>(i) + 1] : 0;
     if (coarse[static_cast<size_t>(i)] > left &&
         coarse[static_cast<size_t>(i)] >= right) {
       candidates.push_back(i);
@@ -200,7 +200,7 @@ std::vector<int> SeparatedPeaks(const std::vector<uint64_t>& coarse, double n,
     double local = h;
     if (c > 0) local += static_cast<double>(coarse[static_cast<size_t>(c - 1)]);
     if (c + 1 < m)
-      local += static_cast<double>(coarse[static_cast<size_t>(c + 1)]);
+      local += static_cast<double>(coarse[static_cast<size_t>(c) + 1]);
     if (local / n < min_fraction) continue;
     bool separated = true;
     for (int p : peaks) {

@@ -61,7 +61,8 @@ void AddToGroup(int edges, const std::vector<double>& errs,
   }
   ++it->graphs;
   it->transfers += static_cast<int>(errs.size());
-  it->max_graph_mean_err = std::max(it->max_graph_mean_err, sum / errs.size());
+  it->max_graph_mean_err =
+      std::max(it->max_graph_mean_err, sum / static_cast<double>(errs.size()));
 }
 
 ModelScore Score(const ContendData& d, const Model& model, double alpha,
@@ -71,8 +72,11 @@ ModelScore Score(const ContendData& d, const Model& model, double alpha,
   std::vector<double> all;
   for (const MeasuredGraph& g : d.graphs) {
     std::vector<Transfer> plan;
-    for (const EdgePlan& e : g.edges)
-      plan.push_back({static_cast<double>(e.bytes), e.start_offset_ns * 1e-9});
+    plan.reserve(g.edges.size());
+    for (const EdgePlan& e : g.edges) {
+      plan.push_back({static_cast<double>(e.bytes),
+                      static_cast<double>(e.start_offset_ns) * 1e-9});
+    }
     const Solution p = Solve(g.graph, plan, alpha, cache->Of(model));
     std::vector<double> errs;
     for (std::size_t r = 0; r < g.runs.size(); ++r)
@@ -115,6 +119,7 @@ std::vector<const Model*> Chosen(const FitOptions& o) {
 
 std::vector<double> Times(const MeasuredGraph& g, int run) {
   std::vector<double> t;
+  t.reserve(static_cast<size_t>(g.graph.edge_count()));
   for (int i = 0; i < g.graph.edge_count(); ++i)
     t.push_back(MeasuredSeconds(g, run, i));
   return t;

@@ -11,7 +11,7 @@ namespace verbsemu::contention {
 std::vector<double> MaxMinPenalties(const Graph& g) {
   const int n = g.edge_count(), v = g.vertex_count();
   // Resources: egress of vertex x is x, ingress of x is v + x.
-  std::vector<double> left(2 * v, 1.0);
+  std::vector<double> left(2 * static_cast<size_t>(v), 1.0);
   std::vector<double> rate(n, 0.0);
   std::vector<bool> fixed(n, false);
   auto uses = [&](int i, int r) {

@@ -56,7 +56,8 @@ void QpStats::Reset() {
 
 QpCounters QpStats::Snapshot() const {
   QpCounters c;
-#define VERBSEMU_GET(name) c.name = name.Get();
+#define VERBSEMU_GET(name) \
+  c.name = name.Get();  // NOLINT(bugprone-macro-parentheses)
   VERBSEMU_QP_COUNTERS(VERBSEMU_GET)
 #undef VERBSEMU_GET
   CacheRegistry& r = Caches();

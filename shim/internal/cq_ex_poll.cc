@@ -114,6 +114,7 @@ void EndPoll(ibv_cq_ex* cq) noexcept {
   s->synthetic = false;
 }
 
+// NOLINTBEGIN(bugprone-macro-parentheses): `type` is a return type
 #define VERBSEMU_WRAP_READ(slot, type, value)       \
   type Wrapped_##slot(ibv_cq_ex* cq) noexcept {     \
     const CqExState* s = Find(cq);                  \
@@ -123,6 +124,7 @@ void EndPoll(ibv_cq_ex* cq) noexcept {
     return value;                                   \
   }
 VERBSEMU_CQ_EX_READS(VERBSEMU_WRAP_READ)
+// NOLINTEND(bugprone-macro-parentheses)
 #undef VERBSEMU_WRAP_READ
 
 void WrappedReadTmInfo(ibv_cq_ex* cq, ibv_wc_tm_info* info) noexcept {

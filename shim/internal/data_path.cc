@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <new>
 #include <vector>
@@ -189,7 +190,7 @@ void CalibrateSpin(Engine& e) {
   const double cost =
       emulate::SteppedMedian(std::move(over), static_cast<double>(step));
   e.cal.spin_fixed_cost_ticks =
-      cost > 0 ? static_cast<uint64_t>(cost + 0.5) : 0;
+      cost > 0 ? static_cast<uint64_t>(std::llround(cost)) : 0;
 }
 
 void AddPendingWait(ThreadCache* c) {

@@ -125,6 +125,7 @@ struct SetterNote<&QpExSlots::wr_set_ud_addr> {
 };
 
 // Addressing setters: installed on recording QPs only.
+// NOLINTBEGIN(bugprone-macro-parentheses): `args` is an argument list
 #define VERBSEMU_SETTER_WRAPPER(slot, since, params, args) \
   void slot##_wrapper params {                             \
     if (WrRecording* r = Recording(qpx)) {                 \
@@ -138,6 +139,7 @@ struct SetterNote<&QpExSlots::wr_set_ud_addr> {
   }
 VERBSEMU_QP_EX_SETTERS(VERBSEMU_SETTER_WRAPPER)
 #undef VERBSEMU_SETTER_WRAPPER
+// NOLINTEND(bugprone-macro-parentheses)
 
 // Data setters: recorded with a copy of what they point to, or counted and
 // forwarded.

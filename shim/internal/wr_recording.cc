@@ -113,7 +113,8 @@ RecordingCost MeasureRecordingCost() {
     replay[i] = t2 - t1;
   }
   const auto median = [](std::vector<uint64_t>& v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
     return v[v.size() / 2];
   };
   return {median(whole), median(replay)};
