@@ -54,6 +54,12 @@ std::optional<GapScope> ParseGapScope(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<Fabric> ParseFabric(std::string_view text) {
+  if (text == "egress") return Fabric::kEgress;
+  if (text == "links") return Fabric::kLinks;
+  return std::nullopt;
+}
+
 std::string FormatBandwidth(const BandwidthTarget& bw) {
   char buf[48];
   switch (bw.kind) {

@@ -20,6 +20,10 @@ enum class BwMode { kPad, kPace };
 enum class LatencyMode { kSpin, kDefer };
 // What one gap schedule covers: each QP's posts, or every post on a port.
 enum class GapScope { kQp, kPort };
+// Which links a transfer crosses (docs/contention.md): its sending port's
+// (egress) only, or also its receiving port's (ingress), so that an incast
+// into a narrowed port shares the port's rate.
+enum class Fabric { kEgress, kLinks };
 
 // A bandwidth target: absolute (bits/s) or a fraction of the real link.
 struct BandwidthTarget {
@@ -53,6 +57,7 @@ struct Config {
   double recv_overhead_ns = 0;
   double gap_ns = 0;
   GapScope gap_scope = GapScope::kQp;
+  Fabric fabric = Fabric::kEgress;
 
   bool emulating() const {
     return latency_ns > 0 || bandwidth.enabled() || overhead_ns > 0 ||
@@ -76,6 +81,7 @@ std::optional<BandwidthTarget> ParseBandwidth(std::string_view text,
 std::optional<BwMode> ParseBwMode(std::string_view text);
 std::optional<LatencyMode> ParseLatencyMode(std::string_view text);
 std::optional<GapScope> ParseGapScope(std::string_view text);
+std::optional<Fabric> ParseFabric(std::string_view text);
 std::string FormatBandwidth(const BandwidthTarget& bw);
 
 }  // namespace verbsemu::emulate

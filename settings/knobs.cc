@@ -67,6 +67,10 @@ bool ApplyGapScope(std::string_view t, Settings* s, std::string*) {
   return Store(emulate::ParseGapScope(t), &s->engine.gap_scope);
 }
 
+bool ApplyFabric(std::string_view t, Settings* s, std::string*) {
+  return Store(emulate::ParseFabric(t), &s->engine.fabric);
+}
+
 bool ApplySeed(std::string_view t, Settings* s, std::string* why) {
   uint64_t v = 0;
   if (t.empty() || t.size() > 20) return false;
@@ -255,6 +259,11 @@ constexpr Knob kKnobs[] = {
     {"VERBSEMU_BW_MODE", "--bw-mode", "pad|pace", "pad or pace", "pad",
      "how bandwidth is taken away: padding traffic, or pacing posts",
      ApplyBwMode},
+    {"VERBSEMU_FABRIC", "--fabric", "egress|links", "egress or links", "egress",
+     "which links a transfer's bandwidth is limited on: egress, its sending "
+     "port's; links, also its receiving port's, so that senders into one "
+     "port share its rate (within one node's shared memory)",
+     ApplyFabric},
     {"VERBSEMU_PAD_THRESHOLD", "--pad-threshold", "S",
      "a size such as 65536, 64KiB, 1MiB", "64KiB",
      "padding owed is sent once it reaches this many bytes", ApplyPadThreshold},

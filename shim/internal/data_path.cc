@@ -249,31 +249,49 @@ void SpinRecvOverhead(const ibv_wc* wc, int n) {
   SpinCpuTo(e, e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
 }
 
+namespace {
+
+// When a post's bytes may start on its links (`t0` when nothing limits
+// them): its port's egress (paced, or padded), the inbound direction for
+// what its READs and atomics bring back, and with VERBSEMU_FABRIC=links
+// its peer's ingress (ingress_link.h); the later of their reservations.
+uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
+                      const PostShape& shape) {
+  const Engine& e = E();
+  uint64_t release = t0;
+  // A deferring QP's post returned at once: it queues, it does not block.
+  const auto sender = q->defer != nullptr ? emulate::Pacer::Sender::kQueued
+                                          : emulate::Pacer::Sender::kBlocking;
+  if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
+      shape.out_bytes > 0) {
+    release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
+  } else if (e.pad && shape.out_bytes > 0) {
+    SendPadding(q, link, shape.out_bytes);
+  }
+  // Responses come back on the other direction, which padding from this
+  // side cannot fill: reads are paced on the inbound link in both modes (the
+  // port's ingress with VERBSEMU_FABRIC=links, which senders into it share).
+  emulate::Pacer* in = q->ingress_own.load(std::memory_order_acquire);
+  if (in == nullptr) in = link->pacer_in.get();
+  if (in != nullptr && shape.in_bytes > 0) {
+    release = std::max(release, in->Reserve(t0, shape.in_bytes, sender));
+  }
+  emulate::Pacer* peer = q->ingress_peer.load(std::memory_order_acquire);
+  if (peer != nullptr && shape.out_bytes > 0) {
+    release = std::max(release, peer->Reserve(t0, shape.out_bytes, sender));
+  }
+  return release;
+}
+
+}  // namespace
+
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
                  LatencyLaw* law) {
-  Engine& e = E();
   // A loopback QP's traffic crosses no link: no overhead, no gap.
   const bool loopback = q->loopback.load(std::memory_order_relaxed);
   if (!loopback) t0 = SpinOverhead(t0, shape.wrs);
-  uint64_t release = t0;
   PortLink* link = q->link.load(std::memory_order_acquire);
-  if (link != nullptr) {
-    // A deferring QP's post returned at once: it queues, it does not block.
-    const auto sender = q->defer != nullptr ? emulate::Pacer::Sender::kQueued
-                                            : emulate::Pacer::Sender::kBlocking;
-    if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
-        shape.out_bytes > 0) {
-      release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
-    } else if (e.pad && shape.out_bytes > 0) {
-      SendPadding(q, link, shape.out_bytes);
-    }
-    // Responses come back on the other direction, which padding from this
-    // side cannot fill: reads are paced on the inbound link in both modes.
-    if (link->pacer_in && shape.in_bytes > 0) {
-      release = std::max(release,
-                         link->pacer_in->Reserve(t0, shape.in_bytes, sender));
-    }
-  }
+  uint64_t release = link != nullptr ? ReserveLinks(q, link, t0, shape) : t0;
   // The message starts at the later of its bandwidth's and its gap's.
   if (!loopback) release = GapStart(q, link, release, shape.wrs);
   const uint64_t legs = LatencyEnabled(q, law) ? shape.LegsOwed() : 0;

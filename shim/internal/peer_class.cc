@@ -13,7 +13,8 @@ std::array<uint8_t, 16> GidBytes(const ibv_gid& gid) {
   return bytes;
 }
 
-// The local end: the port's GID the address vector sends from, its LID.
+}  // namespace
+
 emulate::PortAddress LocalAddress(ibv_context* ctx, uint8_t port,
                                   const ibv_ah_attr& av) {
   emulate::PortAddress local;
@@ -36,8 +37,6 @@ emulate::PortAddress PeerAddress(const ibv_ah_attr& av) {
   if (av.dlid != 0) peer.lid = av.dlid;
   return peer;
 }
-
-}  // namespace
 
 void ClassifyPeer(QpState* q) {
   Engine& e = E();

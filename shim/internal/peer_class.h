@@ -6,10 +6,20 @@
 
 #include <infiniband/verbs.h>
 
+#include <cstdint>
+
+#include "emulate/topology.h"
+
 namespace verbsemu::shim::internal {
 
 struct QpState;
 class LatencyLaw;
+
+// A connection's local end (the GID the address vector sends from on
+// `port`, the port's LID) and its peer's (the vector's GID and LID).
+emulate::PortAddress LocalAddress(ibv_context* ctx, uint8_t port,
+                                  const ibv_ah_attr& av);
+emulate::PortAddress PeerAddress(const ibv_ah_attr& av);
 
 // Sets q->link_class and q->law; no topology, or a QP without an address
 // vector: the global settings hold.

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "emulate/units.h"
+#include "shim/internal/ingress_link.h"
 #include "shim/internal/port_rate.h"
 #include "shim/internal/report.h"
 #include "shim/internal/state.h"
@@ -88,6 +89,28 @@ void ShareGap(PortLink* link, const std::string& device,
   }
 }
 
+}  // namespace
+
+std::unique_ptr<emulate::Pacer> MakeLinkPacer(double target_bps,
+                                              double real_bps,
+                                              emulate::PacerState* shared) {
+  Engine& e = E();
+  const double target = BytesPerTick(target_bps);
+  const double real = real_bps > 0 ? BytesPerTick(real_bps) : 0;
+  const uint64_t burst = e.cal.NsToTicks(kPaceBurstNs);
+  const uint64_t now = emulate::ReadTsc();
+  if (shared == nullptr) {
+    return std::make_unique<emulate::Pacer>(target, real, now, burst);
+  }
+  const uint64_t max_ahead =
+      std::max<uint64_t>(e.cal.NsToTicks(kMaxAheadNs),
+                         static_cast<uint64_t>(kMaxBacklogBytes / target));
+  return std::make_unique<emulate::Pacer>(target, real, burst, *shared, now,
+                                          max_ahead, &e.link_resets);
+}
+
+namespace {
+
 // Target rate `bw`, padding ratio and pacer of a link whose real rate is
 // known (or 0 when unknown); `segment` names its shared schedule.
 void ApplyBandwidth(PortLink* link, const std::string& device,
@@ -102,24 +125,12 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
   }
   if (link->target_bps > 0) {
     MapSharedLink(link, device, segment);
-    const double target = BytesPerTick(link->target_bps);
-    const double real = link->real_bps > 0 ? BytesPerTick(link->real_bps) : 0;
-    const uint64_t burst = e.cal.NsToTicks(kPaceBurstNs);
-    const uint64_t max_ahead =
-        std::max<uint64_t>(e.cal.NsToTicks(kMaxAheadNs),
-                           static_cast<uint64_t>(kMaxBacklogBytes / target));
-    auto make = [&](emulate::PacerState* shared) {
-      const uint64_t now = emulate::ReadTsc();
-      return shared != nullptr
-                 ? std::make_unique<emulate::Pacer>(target, real, burst,
-                                                    *shared, now, max_ahead,
-                                                    &e.link_resets)
-                 : std::make_unique<emulate::Pacer>(target, real, now, burst);
-    };
     SharedLink* s = link->shared.get();
     // Pad mode paces the QPs it cannot pad (AttachLink).
-    link->pacer_out = make(s != nullptr ? &s->out : nullptr);
-    link->pacer_in = make(s != nullptr ? &s->in : nullptr);
+    link->pacer_out = MakeLinkPacer(link->target_bps, link->real_bps,
+                                    s != nullptr ? &s->out : nullptr);
+    link->pacer_in = MakeLinkPacer(link->target_bps, link->real_bps,
+                                   s != nullptr ? &s->in : nullptr);
   }
   const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
   if (unknown && !e.warned_rate.exchange(true)) {
@@ -203,6 +214,8 @@ void AttachLink(QpState* q) {
   // Its traffic never crosses the link: not paced, not padded.
   if (q->loopback.load(std::memory_order_relaxed)) {
     q->link.store(nullptr, std::memory_order_release);
+    q->ingress_peer.store(nullptr, std::memory_order_release);
+    q->ingress_own.store(nullptr, std::memory_order_release);
     return;
   }
   PortLink* link;
@@ -230,6 +243,7 @@ void AttachLink(QpState* q) {
     WarnUnpadded(*q, pace_instead);
   }
   q->link.store(link, std::memory_order_release);
+  AttachIngress(q);
 }
 
 }  // namespace verbsemu::shim::internal

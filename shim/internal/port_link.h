@@ -65,6 +65,13 @@ struct PortLink {
 // Binds `q` to its port's link (at RTR, or when an unseen QP is adopted).
 void AttachLink(QpState* q);
 
+// A link direction's pacer at `target_bps` over a real link of `real_bps`
+// (0: unknown), on the schedule `shared` in shared memory (bounded, as
+// segments from other processes must be) or, when null, on its own.
+std::unique_ptr<emulate::Pacer> MakeLinkPacer(double target_bps,
+                                              double real_bps,
+                                              emulate::PacerState* shared);
+
 }  // namespace verbsemu::shim::internal
 
 #endif  // VERBSEMU_SHIM_INTERNAL_PORT_LINK_H_

@@ -66,6 +66,13 @@ std::string LogGpLine(const emulate::Config& c) {
          units::FormatNs(c.gap_ns) + (port ? " per port" : " per QP") + "\n";
 }
 
+// VERBSEMU_FABRIC=links, one line; "" otherwise.
+std::string FabricLine(const Engine& e) {
+  if (e.settings.engine.fabric != emulate::Fabric::kLinks) return "";
+  return "fabric links: each port's ingress beside its egress; " +
+         std::to_string(e.ingress.size()) + " ingress link(s) reserved on\n";
+}
+
 std::string DeviceLine(const std::string& dev, int qps, const QpCounters& s,
                        const emulate::TscCalibration& cal) {
   char line[512];
@@ -247,7 +254,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
   std::lock_guard<std::mutex> lock(e.mu);
   (void)EnsureCalibratedLocked();
   const std::vector<QpRecord> all = QpRecordsLocked(e);
-  std::string out = Header(e) + LogGpLine(e.settings.engine);
+  std::string out = Header(e) + LogGpLine(e.settings.engine) + FabricLine(e);
   QpCounters total;
   for (const std::string& dev : e.devices_seen) {
     QpCounters sum;

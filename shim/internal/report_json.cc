@@ -50,6 +50,7 @@ json SettingsJson(const Engine& e) {
       {"recv_overhead_ns", c.recv_overhead_ns},
       {"gap_ns", c.gap_ns},
       {"gap_scope", c.gap_scope == emulate::GapScope::kPort ? "port" : "qp"},
+      {"fabric", c.fabric == emulate::Fabric::kLinks ? "links" : "egress"},
       {"topology", topo != nullptr ? topo->path : ""},
       {"tsc_ghz", e.cal.ticks_per_ns}};
 }

@@ -63,12 +63,17 @@ std::string FirstLine(const std::string& path) {
   return end == std::string::npos ? line : line.substr(0, end);
 }
 
+// -uUID[-jJOB]
+std::string Scope(const TrafficPaths& paths) {
+  std::string out = "-u" + std::to_string(getuid());
+  if (!paths.job.empty()) out += "-j" + SegmentNamePart(paths.job);
+  return out;
+}
+
 // -uUID[-jJOB]-PORTKEY-pPORT
 std::string ScopeAndPort(const TrafficPaths& paths, const std::string& device,
                          int port) {
-  std::string out = "-u" + std::to_string(getuid());
-  if (!paths.job.empty()) out += "-j" + SegmentNamePart(paths.job);
-  return out + "-" + PhysicalPortKey(paths.sysfs_root, device) + "-p" +
+  return Scope(paths) + "-" + PhysicalPortKey(paths.sysfs_root, device) + "-p" +
          std::to_string(port);
 }
 
@@ -104,6 +109,12 @@ std::string LinkSegmentName(const TrafficPaths& paths,
                             const std::string& link_class) {
   return paths.shm_prefix + "-link-v2" + ScopeAndPort(paths, device, port) +
          (link_class.empty() ? "" : "-c" + link_class);
+}
+
+std::string IngressSegmentName(const TrafficPaths& paths,
+                               const std::string& address) {
+  return paths.shm_prefix + "-in-v1" + Scope(paths) + "-" +
+         SegmentNamePart(address);
 }
 
 std::string SegmentName(const TrafficPaths& paths, const std::string& device,

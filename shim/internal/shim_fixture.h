@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -63,11 +64,16 @@ class ShimTest : public ::testing::Test {
     RemoveSharedSegments(TestShmPrefix());
   }
 
+  // Unique to this process even where pids repeat: Bazel's sandbox gives
+  // each test its own PID namespace, and parallel runs of one test (with
+  // --runs_per_test) share /dev/shm.
   static std::string TestShmPrefix() {
+    static const std::string process =
+        std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
     std::string name =
         ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::replace(name.begin(), name.end(), '/', '_');
-    return "/verbsemu-test-" + std::to_string(getpid()) + "-" + name;
+    return "/verbsemu-test-" + process + "-" + name;
   }
   // shm_unlink of every object whose name starts with `prefix`.
   static void RemoveSharedSegments(const std::string& prefix) {

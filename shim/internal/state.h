@@ -28,6 +28,7 @@
 #include "shim/internal/counters.h"
 #include "shim/internal/defer_queue.h"
 #include "shim/internal/full_tables.h"
+#include "shim/internal/ingress_link.h"
 #include "shim/internal/latency_law.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/owned_mutex.h"
@@ -126,6 +127,10 @@ struct QpState {
   // vector; under mu.
   std::optional<CmEnds> cm_ends;
   std::atomic<PortLink*> link{nullptr};
+  // VERBSEMU_FABRIC=links (ingress_link.h): its peer's port's ingress, and
+  // its own port's (for what READs and atomics bring back); set with `link`.
+  std::atomic<emulate::Pacer*> ingress_peer{nullptr};
+  std::atomic<emulate::Pacer*> ingress_own{nullptr};
   // Its posts reserve the port's virtual link (set with `link`): pace mode,
   // or pad mode for a QP that cannot be padded (no connected address
   // vector: UD, EFA SRD, iWARP, DCI).
@@ -250,6 +255,10 @@ struct Engine {
   std::vector<std::pair<std::string, std::string>> link_notes;
   std::atomic<bool> warned_unpadded{false};
   std::atomic<bool> warned_shared_link{false};
+  std::atomic<bool> warned_shared_ingress{false};
+  std::atomic<bool> warned_ingress_unknown{false};
+  // VERBSEMU_FABRIC=links: the ports' ingress links this process sends to.
+  IngressLinks ingress;
   // Shared link schedules found booked beyond any real backlog (port_link.cc
   // kMaxAheadNs, kMaxBacklogBytes), or with an epoch
   // after now, and reset (emulate/pacer.h).

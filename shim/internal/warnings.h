@@ -58,6 +58,13 @@
   W(kSharedLinkPrivate, "shared-link-private", kWarning, false,                \
     "cannot share {} port {}'s link with the node's other processes ({}); "    \
     "this process paces on a link of its own")                                 \
+  W(kSharedIngressPrivate, "shared-ingress-private", kWarning, false,          \
+    "cannot share the ingress of port {} with the node's other processes "     \
+    "({}); this process paces on one of its own")                              \
+  W(kIngressUnknown, "ingress-unknown", kWarning, false,                       \
+    "VERBSEMU_FABRIC=links: {} QP {} on {} has no connected peer address "     \
+    "(UD, SRD, iWARP, DCI): its traffic is limited on its own port only, "     \
+    "as other such QPs' will be")                                              \
   W(kBypassCheckOff, "bypass-check-off", kNote, false, "bypass check off: {}") \
   W(kDeferNoThread, "defer-no-progress-thread", kWarning, false,               \
     "cannot start the defer mode's progress thread (thread limit): its QPs "   \

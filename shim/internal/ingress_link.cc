@@ -1,0 +1,88 @@
+#include "shim/internal/ingress_link.h"
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "shim/internal/peer_class.h"
+#include "shim/internal/port_link.h"
+#include "shim/internal/report.h"
+#include "shim/internal/state.h"
+
+namespace verbsemu::shim::internal {
+
+std::string AddressKey(const emulate::PortAddress& address) {
+  if (address.gid) {
+    std::string key = "g";
+    char hex[3];
+    for (const uint8_t b : *address.gid) {
+      std::snprintf(hex, sizeof hex, "%02x", b);
+      key += hex;
+    }
+    return key;
+  }
+  if (address.lid) return "l" + std::to_string(*address.lid);
+  return "";
+}
+
+emulate::Pacer* IngressLinks::Get(const std::string& address,
+                                  const PortLink& like) {
+  if (address.empty() || like.target_bps <= 0) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = links_[address];
+  if (entry.pacer == nullptr) {
+    Engine& e = E();
+    std::string why;
+    entry.shared = MapShared<SharedIngress>(
+        e.traffic_paths.shm_dir, IngressSegmentName(e.traffic_paths, address),
+        &why);
+    if (entry.shared == nullptr && !e.warned_shared_ingress.exchange(true)) {
+      Warn(WarningCode::kSharedIngressPrivate, {address, why});
+    }
+    entry.pacer =
+        MakeLinkPacer(like.target_bps, like.real_bps,
+                      entry.shared != nullptr ? &entry.shared->in : nullptr);
+  }
+  return entry.pacer.get();
+}
+
+size_t IngressLinks::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return links_.size();
+}
+
+namespace {
+
+void WarnNoPeerAddress(const QpState& q) {
+  if (E().warned_ingress_unknown.exchange(true)) return;
+  char qpn[16];
+  std::snprintf(qpn, sizeof qpn, "0x%06x", q.qpn);
+  Warn(WarningCode::kIngressUnknown, {QpTypeName(q.type), qpn, q.ctx->device});
+}
+
+}  // namespace
+
+void AttachIngress(QpState* q) {
+  Engine& e = E();
+  if (!e.emulating || e.settings.engine.fabric != emulate::Fabric::kLinks) {
+    return;
+  }
+  const PortLink* link = q->link.load(std::memory_order_acquire);
+  if (link == nullptr || link->target_bps <= 0) return;
+  ibv_ah_attr av;
+  std::optional<CmEnds> cm;
+  {
+    std::lock_guard<std::mutex> lock(q->mu);
+    if (!q->have_av && !q->cm_ends) return WarnNoPeerAddress(*q);
+    av = q->av;
+    if (!q->have_av) cm = q->cm_ends;
+  }
+  // Without an address vector (iWARP), the ends rdma_cm connected.
+  const std::string peer = AddressKey(cm ? cm->peer : PeerAddress(av));
+  const std::string own =
+      AddressKey(cm ? cm->local : LocalAddress(q->ctx->ctx, q->port, av));
+  q->ingress_peer.store(e.ingress.Get(peer, *link), std::memory_order_release);
+  q->ingress_own.store(e.ingress.Get(own, *link), std::memory_order_release);
+}
+
+}  // namespace verbsemu::shim::internal
