@@ -10,7 +10,9 @@ setup() {
 
 load expect_error
 
-@test "unknown topology" { expect_error "unknown topology 'ring' (use single or pair)" "$vm" --topology ring -- true; }
+@test "unknown topology" { expect_error "unknown topology 'ring' (use single, pair or star:N)" "$vm" --topology ring -- true; }
+@test "a star of too many ports" { expect_error "star:N takes 3 to 8 ports, not '9'" "$vm" --topology star:9 -- true; }
+@test "a star of too few ports" { expect_error "star:N takes 3 to 8 ports, not '2'" "$vm" --topology star:2 -- true; }
 @test "unknown accelerator" { expect_error "unknown accelerator 'xen'" "$vm" --accel xen -- true; }
 @test "bad timeout" { expect_error "whole number of seconds, not 'soon'" "$vm" --timeout soon -- true; }
 @test "unknown option" { expect_error "unknown option '--bogus'" "$vm" --bogus -- true; }
