@@ -32,9 +32,7 @@ class BypassTest : public ShimTest {
             ("bypass-sysfs-" + std::to_string(getpid()));
     fs::create_directories(root_);
     paths_.sysfs_root = root_.string();
-    paths_.shm_prefix =
-        "/verbsemu-test-" + std::to_string(getpid()) + "-" +
-        ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    paths_.shm_prefix = TestShmPrefix();
     SetDeviceCounters(1'000, 1'000);
     SetTrafficPathsForTesting(paths_);
   }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 namespace verbsemu::shim::internal {
@@ -70,8 +71,11 @@ class PortTrafficTest : public ::testing::Test {
             ("sysfs-" + std::to_string(getpid()));
     fs::create_directories(root_);
     paths_.sysfs_root = root_.string();
+    // Unique even where pids repeat (Bazel's PID namespaces, with parallel
+    // runs of this test sharing /dev/shm).
     paths_.shm_prefix =
         "/verbsemu-test-" + std::to_string(getpid()) + "-" +
+        std::to_string(std::random_device{}()) + "-" +
         ::testing::UnitTest::GetInstance()->current_test_info()->name();
   }
   void TearDown() override {
