@@ -100,3 +100,35 @@ incast_mbs() {
   awk -v s="$sum_egress" -v t="$target" 'BEGIN { exit !(s >= 1.6 * t) }' ||
     flunk "with the egress alone the two got $sum_egress MB/s together, less than 1.6 x $target"
 }
+
+# Contention graphs under --fabric links (tools/internal/contend_star.sh:
+# verbsbench contend under mpirun, every rank under the shim, ports paced at
+# 2 Mbit/s in defer mode): the one-edge rate is the port's, and in every run
+# the last edge of a fan-out and of an incast of two ends at 2 T_ref, as
+# max-min sharing says (the other may end sooner: the links serve WRs first
+# come, first served).
+@test "contention graphs under --fabric links: the port's rate, fan-out and incast of two at 2 T_ref" {
+  [ -n "${VERBSEMU_VM_HOST_ROOT:-}" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
+  local out=$VM_LOGDIR/contend rate graph last
+  "$BATS_TEST_DIRNAME/../../tools/internal/contend_star.sh" "$out" links 2Mbit/s 128K 2 defer 16K \
+    'a>b' 'fanout2: a>b,a>c' 'incast2: a>c,b>c' >"$VM_LOGDIR/contend.log" 2>&1 ||
+    flunk "contend_star.sh failed" "$VM_LOGDIR/contend.log"
+  rate=$(sed -n 's/^alpha .* s\/B (\([0-9.e+]*\) B\/s).*/\1/p' "$out/fit.out")
+  [ -n "$rate" ] || flunk "contentionfit gave no alpha" "$out/fit.out"
+  awk -v r="$rate" 'BEGIN { exit !(r >= 0.98 * 250000 && r <= 1.02 * 250000) }' ||
+    flunk "one edge moved $rate B/s, not 250000 within 2%" "$out/contend.out"
+  # Per run, the graph's last end over a>b's mean T (the CSV: graph first,
+  # T last; the canonical form is quoted, its comma inside).
+  for graph in fanout2 incast2; do
+    last=$(awk -F, -v g="$graph" 'NR > 1 && $1 == "a>b" { ref += $NF; nref++ }
+      NR > 1 && $1 == g { rep = $(NF - 12); if ($NF > end[rep]) end[rep] = $NF }
+      END { for (r in end) printf "%.3f ", end[r] / (ref / nref) }' "$out/contend.csv")
+    [ "$(echo "$last" | wc -w)" = 2 ] || flunk "$graph: not 2 runs in the CSV" "$out/contend.csv"
+    for x in $last; do
+      awk -v x="$x" 'BEGIN { exit !(x >= 1.9 && x <= 2.1) }' ||
+        flunk "$graph: a run's last edge ended at $x T_ref, not 2 within 5%" "$out/contend.csv"
+    done
+    echo "$graph: the runs' last edges at $last T_ref"
+  done
+  echo "one edge: $rate B/s (port 250000)"
+}
