@@ -7,12 +7,14 @@
 # Run from the repository: bats tests/clang_tidy.bats (tools/test does).
 # About 8 minutes on 2 cores.
 
+load bazel_detached
+
 setup_file() {
   repo=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   export repo
   # The generated version headers that some files include.
   cd "$repo" || return 1
-  bazel build --disk_cache="${VERBSEMU_CACHE:-$HOME/.cache/verbsemu}/bazel-disk" \
+  bazel_detached build --disk_cache="${VERBSEMU_CACHE:-$HOME/.cache/verbsemu}/bazel-disk" \
     //version:version_h //verbsbench/rte:version_h >&2
 }
 

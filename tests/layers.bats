@@ -5,6 +5,8 @@
 # names the offence.
 # Run from the repository: bats tests/layers.bats (tools/test's lint stage).
 
+load bazel_detached
+
 setup() {
   repo=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   check=$repo/tools/internal/check_layers
@@ -54,19 +56,10 @@ flagged() {
 }
 
 # query EXPR: bazel query's answer on the tree, nothing on stderr unless it
-# failed. The bazel server a query starts outlives the test and keeps every
-# descriptor it inherited: one of bats' pipes (3 and up) left open there makes
-# bats wait for the server's end (three idle hours) after the last case. The
-# query runs with descriptors 0-2 only.
+# failed.
 query() {
   cd "$repo" || return 1
-  (
-    for fd in /proc/"$BASHPID"/fd/*; do
-      fd=${fd##*/}
-      if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
-    done
-    exec bazel query --noshow_progress "$1"
-  ) 2>"$BATS_TEST_TMPDIR/query.err" ||
+  bazel_detached query --noshow_progress "$1" 2>"$BATS_TEST_TMPDIR/query.err" ||
     { cat "$BATS_TEST_TMPDIR/query.err"; return 1; }
 }
 
