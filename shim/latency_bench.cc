@@ -108,8 +108,8 @@ Result Run(const Opts& o, Mode mode, const emulate::TscCalibration& cal,
     }
   }
   if (mode != Mode::kNative) DestroyQp(e.qp);
-  r.thread_looks = E().defer.thread_wakes.Get();
-  r.thread_handed = E().defer.thread_handed.Get();
+  r.thread_looks = E().defer.counts.thread_wakes.Get();
+  r.thread_handed = E().defer.counts.thread_handed.Get();
   r.posts = total;
   return r;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@
 #include "shim/internal/fake_device.h"
 #include "shim/internal/real_verbs.h"
 #include "shim/internal/report.h"
+#include "shim/internal/report_json.h"
 #include "shim/internal/shim_fixture.h"
+#include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -31,7 +34,7 @@ class PeerClassTest : public ShimTest {
   // Settings from the environment the launcher would give, with the file
   // written to this test's own temporary directory.
   Settings FromEnv(const std::string& topology, const char* latency,
-                   const char* mode = nullptr) {
+                   const char* mode = nullptr, const char* bw_mode = nullptr) {
     const char* dir = std::getenv("TEST_TMPDIR");
     path_ = std::string(dir != nullptr ? dir : "/tmp") + "/" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
@@ -43,6 +46,7 @@ class PeerClassTest : public ShimTest {
           if (n == "VERBSEMU_TOPOLOGY") return path_.c_str();
           if (n == "VERBSEMU_LATENCY") return latency;
           if (n == "VERBSEMU_LATENCY_MODE") return mode;
+          if (n == "VERBSEMU_BW_MODE") return bw_mode;
           if (n == "VERBSEMU_REPORT") return "stderr";
           return nullptr;
         });
@@ -145,6 +149,23 @@ TEST_F(PeerClassTest, EachPeerWaitsItsClassLatency) {
             std::string::npos)
       << report;
   for (ibv_qp* qp : {near, far, other}) EXPECT_EQ(DestroyQp(qp), 0);
+}
+
+// A class's bandwidth alone (none set globally) still chooses the shaper,
+// and the report and its JSON name the one the links use.
+TEST_F(PeerClassTest, AClassBandwidthAloneNamesItsShaper) {
+  Configure(FromEnv("class spine bandwidth=50%\nroute * 10.0.2.0/24 spine\n",
+                    nullptr));
+  EXPECT_TRUE(E().bw.pad());
+  EXPECT_NE(ReportText().find("bandwidth native (pad)"), std::string::npos)
+      << ReportText();
+  EXPECT_EQ(nlohmann::json::parse(ReportJson())["settings"]["bw_mode"], "pad");
+  Configure(FromEnv("class spine bandwidth=50%\nroute * 10.0.2.0/24 spine\n",
+                    nullptr, nullptr, "pace"));
+  EXPECT_TRUE(E().bw.pace());
+  Configure(
+      FromEnv("class spine latency=2us\nroute * 10.0.2.0/24 spine\n", nullptr));
+  EXPECT_EQ(E().bw.shaper, BandwidthState::Shaper::kNone);
 }
 
 TEST_F(PeerClassTest, MatchesTheLocalPortToo) {

@@ -222,19 +222,21 @@ uint64_t WaitOneLeg(QpState* q, uint64_t t0) {
 
 uint64_t SpinOverhead(uint64_t t0, uint64_t wrs) {
   const Engine& e = E();
-  if (!e.overhead.enabled() || wrs == 0) return t0;
-  return SpinCpuTo(e, e.overhead.Deadline(t0, wrs));
+  if (!e.loggp.overhead.enabled() || wrs == 0) return t0;
+  return SpinCpuTo(e, e.loggp.overhead.Deadline(t0, wrs));
 }
 
 uint64_t GapStart(QpState* q, PortLink* link, uint64_t release, uint64_t wrs) {
   const Engine& e = E();
-  if (e.gap_ticks == 0 || wrs == 0) return release;
-  const uint64_t span = wrs * e.gap_ticks;
-  if (e.gap_port && link != nullptr) {
+  if (e.loggp.gap_ticks == 0 || wrs == 0) return release;
+  const uint64_t span = wrs * e.loggp.gap_ticks;
+  if (e.loggp.gap_port && link != nullptr) {
     return emulate::ReserveGap(*link->gap_next, release, span,
-                               e.gap_burst_ticks, link->gap_max_ahead_ticks);
+                               e.loggp.gap_burst_ticks,
+                               link->gap_max_ahead_ticks);
   }
-  return emulate::ReserveGap(q->gap_next, release, span, e.gap_burst_ticks);
+  return emulate::ReserveGap(q->gap_next, release, span,
+                             e.loggp.gap_burst_ticks);
 }
 
 void SpinRecvOverhead(const ibv_wc* wc, int n) {
@@ -246,7 +248,7 @@ void SpinRecvOverhead(const ibv_wc* wc, int n) {
   }
   if (recvs == 0) return;
   const Engine& e = E();
-  SpinCpuTo(e, e.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
+  SpinCpuTo(e, e.loggp.recv_overhead.Deadline(emulate::ReadTsc(), recvs));
 }
 
 namespace {
@@ -265,7 +267,7 @@ uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
   if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
       shape.out_bytes > 0) {
     release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
-  } else if (e.pad && shape.out_bytes > 0) {
+  } else if (e.bw.pad() && shape.out_bytes > 0) {
     SendPadding(q, link, shape.out_bytes);
   }
   // Responses come back on the other direction, which padding from this
@@ -407,7 +409,7 @@ int ReqNotifyCqDeferring(ibv_cq* cq, int solicited_only) {
 
 int PollCq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   const int n = PollCqCounted(cq, num_entries, wc);
-  if (n > 0 && E().recv_overhead.enabled()) SpinRecvOverhead(wc, n);
+  if (n > 0 && E().loggp.recv_overhead.enabled()) SpinRecvOverhead(wc, n);
   return n;
 }
 

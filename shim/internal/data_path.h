@@ -7,9 +7,23 @@
 
 #include <cstdint>
 
+#include "emulate/spin.h"
 #include "shim/internal/post_shape.h"
 
 namespace verbsemu::shim::internal {
+
+// LogGP's knobs as the data path spends them (Engine::loggp): o, spun per WR
+// posted and per receive completion polled, and g in ticks (0: none), on
+// each QP's schedule or its port's.
+struct LogGpWaits {
+  emulate::DelayModel overhead, recv_overhead;
+  uint64_t gap_ticks = 0;
+  bool gap_port = false;
+  // How far a sender may fall behind its gap schedule and catch up
+  // (emulate/gap_clock.h): kGapBurstNs, and never less than two gaps.
+  static constexpr double kGapBurstNs = 20'000;
+  uint64_t gap_burst_ticks = 0;
+};
 
 struct PortLink;
 struct QpState;

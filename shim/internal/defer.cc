@@ -28,8 +28,7 @@ std::unique_ptr<DeferredPost> TakeSpare(DeferQueue& d) {
 bool IsRoomRefusal(int rc) { return rc == ENOMEM || rc == EAGAIN; }
 
 void WarnRefused(int rc, size_t wrs) {
-  Engine& e = E();
-  if (e.warned_defer_refused.exchange(true)) return;
+  if (!FirstTime(WarningCode::kDeferRefused)) return;
   Warn(WarningCode::kDeferRefused, {std::to_string(wrs), std::strerror(rc)});
 }
 
@@ -99,7 +98,7 @@ void CompleteInError(QpState* q, DeferQueue& d, DeferredPost& p, bool batch,
   const uint64_t end = p.seq + n;  // per-destination order: p's WRs' numbers
   const ibv_cq* cq = q->qp->send_cq;
   if (cq == nullptr || d.list == nullptr || IsExtendedCq(cq)) {
-    if (cq != nullptr && d.list != nullptr) E().defer.dropped_wrs.Add(n);
+    if (cq != nullptr && d.list != nullptr) E().defer.counts.dropped_wrs.Add(n);
     Settle(d, p, n);
     return;
   }
@@ -133,7 +132,7 @@ void RetireAt(QpState* q, DeferQueue& d, size_t at, uint64_t now) {
   if (e.note_lateness) {
     e.lateness.Add(now - p.entered, now > p.due ? now - p.due : 0);
   }
-  e.defer.handed_posts.Add(1);
+  e.defer.counts.handed_posts.Add(1);
   p.Clear();
   const auto it = d.fifo.begin() + static_cast<std::ptrdiff_t>(at);
   d.spare.push_back(std::move(*it));
@@ -146,7 +145,7 @@ void FlushFront(QpState* q, DeferQueue& d, uint64_t now) {
   DeferredPost& p = *d.fifo.front();
   const size_t held = p.wrs();
   CompleteInError(q, d, p, p.is_batch(), held, IBV_WC_WR_FLUSH_ERR, 0);
-  E().defer.flushed_wrs.Add(held);
+  E().defer.counts.flushed_wrs.Add(held);
   d.held_wrs -= std::min(d.held_wrs, held);
   RetireAt(q, d, 0, now);
 }
@@ -191,13 +190,13 @@ HandOver HandOverAt(QpState* q, DeferQueue& d, size_t at) {
   }
   if (rc != 0 && IsRoomRefusal(rc) && QueueFull(d, out_before, went)) {
     d.held_wrs -= std::min(d.held_wrs, went);
-    e.defer.room_retries.Add(1);
+    e.defer.counts.room_retries.Add(1);
     return HandOver::kNoRoom;
   }
   if (rc != 0) {
     const size_t refused = batch ? held : 1;
     CompleteInError(q, d, p, batch, refused, IBV_WC_LOC_QP_OP_ERR, rc);
-    e.defer.refused_wrs.Add(refused);
+    e.defer.counts.refused_wrs.Add(refused);
     WarnRefused(rc, refused);
     d.held_wrs -= std::min(d.held_wrs, went + refused);
     if (!batch) p.DropFront();
@@ -327,7 +326,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
   }
   if (rc != 0) {
     *bad_wr = const_cast<ibv_send_wr*>(stop);
-    E().defer.refused_at_post.Add(1);
+    E().defer.counts.refused_at_post.Add(1);
   }
   return rc;
 }
@@ -342,7 +341,7 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   const int rc = BatchRefusal(d.limits, d.held_wrs, **slot, shape.wrs);
   if (rc != 0) {
     (*slot)->Close();
-    E().defer.refused_at_post.Add(1);
+    E().defer.counts.refused_at_post.Add(1);
     return rc;
   }
   std::unique_ptr<DeferredPost> p = TakeSpare(d);
@@ -358,7 +357,7 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
 // Every held post of `q` leaves without reaching the provider (a QP
 // destroyed, reset, gone, or a process exiting), counted. Caller holds d.mu.
 void DropHeldLocked(DeferQueue& d) {
-  E().defer.dropped_wrs.Add(d.held_wrs);
+  E().defer.counts.dropped_wrs.Add(d.held_wrs);
   for (auto& p : d.fifo) {
     Settle(d, *p, p->wrs());
     p->Clear();
@@ -408,9 +407,9 @@ void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why) {
   const size_t before = d.fifo.size();
   DrainLocked(q, d, kNeverDue);
   const size_t early = before - d.fifo.size();
-  (why == FlushReason::kModify    ? e.defer.early_modify
-   : why == FlushReason::kDestroy ? e.defer.early_destroy
-                                  : e.defer.early_exit)
+  (why == FlushReason::kModify    ? e.defer.counts.early_modify
+   : why == FlushReason::kDestroy ? e.defer.counts.early_destroy
+                                  : e.defer.counts.early_exit)
       .Add(early);
   // A modify keeps what the provider had no room for (or what waits for a
   // batch lock): it is handed over later, or flushed if the QP moves to

@@ -35,14 +35,30 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "shim/internal/defer_queue.h"
 #include "shim/internal/post_shape.h"
+#include "shim/internal/ptr_map.h"
 #include "shim/internal/wr_recording.h"
 
 namespace verbsemu::shim::internal {
 
 struct QpState;
+
+// The defer mode's part of the shim's state (Engine::defer).
+struct DeferState {
+  bool on = false;              // configured: latency mode defer, and emulating
+  PtrMap<DeferList> lists{10};  // per send CQ
+  std::vector<std::unique_ptr<DeferList>> list_owner;  // under Engine::mu
+  std::unordered_set<const ibv_pd*> td_pds;  // under Engine::mu: lock-free
+  // "MLX5_SINGLE_THREADED=1" (or MLX4_'s) when set and deferring: the
+  // provider takes no locks, so no QP defers.
+  std::string lock_free_provider;
+  DeferCounters counts;
+};
 
 // At registration, caller holds E().mu: gives `q` its FIFO and puts it on
 // its send CQ's list, or notes why it spins. `cap`: the QP's send queue as

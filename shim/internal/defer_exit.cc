@@ -29,7 +29,7 @@ void FlushAllDeferred() {
   const auto until = std::chrono::steady_clock::now() + kExitLockLimit;
   std::unique_lock<std::mutex> lock(e.mu, std::defer_lock);
   if (!TryFor(lock, until)) {
-    e.defer.exit_skipped_qps.Add(1);
+    e.defer.counts.exit_skipped_qps.Add(1);
     Warn(WarningCode::kDeferExitRegistryLocked);
     return;
   }
@@ -44,7 +44,7 @@ void FlushAllDeferred() {
     FlushDeferredLocked(q.get(), *q->defer, FlushReason::kExit);
   }
   if (skipped == 0) return;
-  e.defer.exit_skipped_qps.Add(skipped);
+  e.defer.counts.exit_skipped_qps.Add(skipped);
   Warn(WarningCode::kDeferExitQpsLocked, {std::to_string(skipped)});
 }
 
@@ -52,10 +52,10 @@ void ResetDeferLocked() {
   Engine& e = E();
   Progress().Stop();
   Progress().Forget();
-  e.defer_lists.Clear();
-  e.defer_list_owner.clear();
-  e.td_pds.clear();
-  e.defer.Reset();
+  e.defer.lists.Clear();
+  e.defer.list_owner.clear();
+  e.defer.td_pds.clear();
+  e.defer.counts.Reset();
 }
 
 void DeferAfterForkInChild() {
@@ -66,10 +66,10 @@ void DeferAfterForkInChild() {
   // reachable (a leak checker in the child must not report them).
   static NoDestructor<std::vector<std::unique_ptr<DeferList>>> lists;
   static NoDestructor<std::vector<std::unique_ptr<DeferQueue>>> queues;
-  for (auto& owned : e.defer_list_owner)
+  for (auto& owned : e.defer.list_owner)
     lists.get()->push_back(std::move(owned));
-  e.defer_list_owner.clear();
-  e.defer_lists.Clear();
+  e.defer.list_owner.clear();
+  e.defer.lists.Clear();
   for (auto& [key, q] : e.qp_owner) {
     if (q->defer == nullptr) continue;
     queues.get()->push_back(std::move(q->defer));

@@ -86,7 +86,7 @@ int SortPolled(DeferList& c, const ibv_cq* cq, int num_entries, ibv_wc* wc,
 }  // namespace
 
 DeferList* ListOf(const ibv_cq* cq) {
-  return E().defer_lists.Find(cq->context);
+  return E().defer.lists.Find(cq->context);
 }
 
 void DrainDueOnPoll(DeferList* c, uint64_t now) {
@@ -127,10 +127,10 @@ int TakeSynthetic(DeferList* c, const ibv_cq* cq, int n, ibv_wc* wc) {
 }
 
 void DeferBeforeBlock(const ibv_context* context) {
-  if (!E().deferring) return;
+  if (!E().defer.on) return;
   const uint64_t now = emulate::ReadTsc();
   if (context != nullptr) {
-    if (DeferList* c = E().defer_lists.Find(context)) BeforeBlock(*c, now);
+    if (DeferList* c = E().defer.lists.Find(context)) BeforeBlock(*c, now);
   } else {
     Progress().ForEach([now](DeferList* c) { BeforeBlock(*c, now); });
   }
@@ -138,16 +138,16 @@ void DeferBeforeBlock(const ibv_context* context) {
 }
 
 void DeferForgetCq(const ibv_cq* cq) {
-  if (cq == nullptr || !E().deferring) return;
+  if (cq == nullptr || !E().defer.on) return;
   ForgetExtendedCq(cq);
-  if (DeferList* c = E().defer_lists.Find(cq->context)) {
+  if (DeferList* c = E().defer.lists.Find(cq->context)) {
     c->synth.Forget(cq);
     c->sorted.Forget(cq);
   }
 }
 
 void DeferNoteExtendedCq(const ibv_cq* cq) {
-  if (cq != nullptr && E().deferring) NoteExtendedCq(cq);
+  if (cq != nullptr && E().defer.on) NoteExtendedCq(cq);
 }
 
 DrainResult DrainAllDue(uint64_t now, uint64_t* next) {

@@ -20,7 +20,8 @@ namespace verbsemu::shim::internal {
 namespace {
 
 // The spun tail of a wait: at least this, and twice how late sleeps woke,
-// up to the cap (beyond it the thread sleeps and the wake is late).
+// up to the cap (beyond it the thread sleeps and the wake is late): the
+// thread's WaitPolicy (wait_policy.h), which sleeps whatever is longer.
 constexpr double kMinTailNs = 2'000;
 constexpr double kMaxTailNs = 200'000;
 // The grace a wake that found nothing overdue adds (doubling), its cap,
@@ -67,6 +68,10 @@ bool DeferProgress::Start() {
                          .max_grace = cal.NsToTicks(kMaxGraceNs),
                          .yield = cal.NsToTicks(kYieldNs)});
   offset_ticks_.store(policy_.offset());
+  wait_.sleep_above_ticks = 0;
+  wait_.spin_tail_ticks = cal.NsToTicks(kMinTailNs);
+  wait_.max_late_ticks = cal.NsToTicks((kMaxTailNs - kMinTailNs) / 2);
+  wait_.late_ticks.store(0, std::memory_order_relaxed);
   exited_ = false;
   // Made with every signal blocked, which it keeps: an application's
   // handler never runs on it (one calling exit() would have the exit flush
@@ -78,10 +83,7 @@ bool DeferProgress::Start() {
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (started) return true;
   running_ = false;
-  static std::atomic<bool> warned{false};
-  if (!warned.exchange(true)) {
-    Warn(WarningCode::kDeferNoThread);
-  }
+  WarnOnce(WarningCode::kDeferNoThread);
   return false;
 }
 
@@ -164,14 +166,14 @@ void DeferProgress::Run() {
     const uint64_t now = emulate::ReadTsc();
     if (app_blocks_.exchange(false)) policy_.AppBlocks();
     const DrainResult r = DrainAllDue(now, &next);
-    E().defer.thread_wakes.Add(1);
-    E().defer.thread_handed.Add(r.handed);
+    E().defer.counts.thread_wakes.Add(1);
+    E().defer.counts.thread_handed.Add(r.handed);
     if (woke_for_posts || r.left_to_app) {
       policy_.Learn(r.left_to_app ? 0 : r.handed);
     }
     offset_ticks_.store(policy_.offset(), std::memory_order_relaxed);
-    const uint64_t until = policy_.NextLook(now, next, r.left_to_app,
-                                            E().defer.handed_posts.Get());
+    const uint64_t until = policy_.NextLook(
+        now, next, r.left_to_app, E().defer.counts.handed_posts.Get());
     // A post pushed during the scan either sees this (and wakes the
     // thread) or is seen by the look below.
     sleeping_until_.store(until);
@@ -197,19 +199,13 @@ void DeferProgress::WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until,
   const emulate::TscCalibration& cal = E().cal;
   const uint64_t now = emulate::ReadTsc();
   if (until <= now) return;
-  const uint64_t tail =
-      exact ? std::min(cal.NsToTicks(kMaxTailNs),
-                       cal.NsToTicks(kMinTailNs) + 2 * late_ticks_)
-            : 0;
-  if (until - now > tail) {
-    const uint64_t asked = until - now - tail;
+  // Not exact: the whole wait sleeps (a wake for a grace can be late).
+  const uint64_t asked = exact ? wait_.SleepTicks(until - now) : until - now;
+  if (asked > 0) {
     const auto ns =
         std::chrono::nanoseconds(static_cast<int64_t>(cal.TicksToNs(asked)));
     if (cv_.wait_for(lock, ns, woken)) return;
-    const uint64_t slept = emulate::ReadTsc() - now;
-    const uint64_t late = slept > asked ? slept - asked : 0;
-    late_ticks_ =
-        late >= late_ticks_ ? late : late_ticks_ - (late_ticks_ - late) / 16;
+    wait_.NoteWake(asked, emulate::ReadTsc() - now);
     return;
   }
   lock.unlock();
@@ -218,7 +214,7 @@ void DeferProgress::WaitFor(std::unique_lock<std::mutex>& lock, uint64_t until,
          generation_seen_.load(std::memory_order_relaxed) == generation) {
     if (cal.spin_pause) emulate::CpuRelax();
   }
-  E().defer.thread_spun_us.Add(
+  E().defer.counts.thread_spun_us.Add(
       static_cast<uint64_t>(cal.TicksToNs(spun_until - now) / 1000));
   lock.lock();
 }

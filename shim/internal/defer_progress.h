@@ -26,6 +26,7 @@
 
 #include "shim/internal/defer_policy.h"
 #include "shim/internal/defer_queue.h"
+#include "shim/internal/wait_policy.h"
 
 namespace verbsemu::shim::internal {
 
@@ -83,7 +84,9 @@ class DeferProgress {
   std::atomic<bool> app_blocks_{false};
   std::vector<DeferList*> cqs_;  // under mu_
   std::thread thread_;
-  uint64_t late_ticks_ = 0;      // the thread's own: how late its sleeps woke
+  // The thread's own waits (set at Start): how late its sleeps woke, and
+  // so how much of a wait it spins.
+  WaitPolicy wait_;
   bool woke_for_posts_ = false;  // the thread's own: its wait aimed at a post
   DeferPolicy policy_{{}};       // the thread's own; set at Start
   std::atomic<uint64_t> offset_ticks_{0};  // policy_.offset(), for Notify

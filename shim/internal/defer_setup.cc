@@ -13,14 +13,14 @@ namespace {
 
 DeferList* ListLocked(ibv_context* ctx) {
   Engine& e = E();
-  if (DeferList* c = e.defer_lists.Find(ctx)) return c;
+  if (DeferList* c = e.defer.lists.Find(ctx)) return c;
   auto owned = std::make_unique<DeferList>();
   DeferList* c = owned.get();
-  if (!e.defer_lists.Insert(ctx, c)) {
-    NoteTableFull(Table::kDeferLists, e.defer_lists.capacity());
+  if (!e.defer.lists.Insert(ctx, c)) {
+    NoteTableFull(Table::kDeferLists, e.defer.lists.capacity());
     return nullptr;
   }
-  e.defer_list_owner.push_back(std::move(owned));
+  e.defer.list_owner.push_back(std::move(owned));
   Progress().Watch(c);
   return c;
 }
@@ -29,13 +29,14 @@ DeferList* ListLocked(ibv_context* ctx) {
 DeferFallback FallbackOf(const QpState* q) {
   Engine& e = E();
   if (!q->record_batches) return DeferFallback::kDirectVerbs;
-  if (e.td_pds.contains(q->qp->pd)) return DeferFallback::kThreadDomain;
-  if (!e.lock_free_provider.empty()) return DeferFallback::kSingleThreaded;
+  if (e.defer.td_pds.contains(q->qp->pd)) return DeferFallback::kThreadDomain;
+  if (!e.defer.lock_free_provider.empty())
+    return DeferFallback::kSingleThreaded;
   return DeferFallback::kNone;
 }
 
 Counter& SpinCounter(DeferFallback why) {
-  DeferCounters& c = E().defer;
+  DeferCounters& c = E().defer.counts;
   return why == DeferFallback::kThreadDomain     ? c.spin_td_qps
          : why == DeferFallback::kSingleThreaded ? c.spin_st_qps
          : why == DeferFallback::kNoThread       ? c.spin_nt_qps
@@ -46,7 +47,7 @@ Counter& SpinCounter(DeferFallback why) {
 
 void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
   Engine& e = E();
-  if (!e.deferring) return;
+  if (!e.defer.on) return;
   q->defer_fallback = FallbackOf(q);
   DeferList* c = nullptr;
   // No progress thread (a thread limit): a held post would wait for the
@@ -90,7 +91,7 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all) {
     c->qps.push_back(q);
   }
   (void)c->by_qpn.Insert(QpnKey(q->qpn), q->defer.get());
-  e.defer.qps.Add(1);
+  e.defer.counts.qps.Add(1);
 }
 
 void LeaveDeferList(QpState* q) {

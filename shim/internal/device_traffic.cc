@@ -9,7 +9,7 @@ namespace {
 
 // Caller holds E().mu.
 PortTraffic* FindLocked(const std::string& device, int port) {
-  for (auto& t : E().traffic) {
+  for (auto& t : E().bypass.windows) {
     if (t->device() == device && t->port() == port) return t.get();
   }
   return nullptr;
@@ -25,16 +25,15 @@ PortTraffic* Find(const std::string& device, int port) {
 void StartDeviceTrafficLocked(const ContextState& c) {
   Engine& e = E();
   if (e.settings.report.empty()) return;
-  for (int port : DevicePorts(e.traffic_paths.sysfs_root, c.device)) {
+  for (int port : DevicePorts(e.bypass.paths.sysfs_root, c.device)) {
     if (FindLocked(c.device, port) != nullptr) continue;
     std::string why;
-    auto t = PortTraffic::Start(e.traffic_paths, c.device, port, &why);
+    auto t = PortTraffic::Start(e.bypass.paths, c.device, port, &why);
     if (t == nullptr) {
-      if (!e.warned_traffic) Warn(WarningCode::kBypassCheckOff, {why});
-      e.warned_traffic = true;
+      WarnOnce(WarningCode::kBypassCheckOff, {why});
       continue;
     }
-    e.traffic.push_back(std::move(t));
+    e.bypass.windows.push_back(std::move(t));
   }
 }
 
@@ -79,7 +78,7 @@ std::string DeviceTrafficLinesLocked(const std::string& device) {
   // The calling thread's own counts are published before the comparison.
   if (tl_cache != nullptr) PublishThreadCache(tl_cache);
   std::string out;
-  for (auto& t : E().traffic) {
+  for (auto& t : E().bypass.windows) {
     if (t->device() != device) continue;
     out += t->ReportLine();
   }
@@ -87,7 +86,7 @@ std::string DeviceTrafficLinesLocked(const std::string& device) {
 }
 
 void RestartDeviceTrafficLocked() {
-  for (auto& t : E().traffic) t->Restart();
+  for (auto& t : E().bypass.windows) t->Restart();
 }
 
 }  // namespace verbsemu::shim::internal

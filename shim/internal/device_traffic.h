@@ -7,10 +7,22 @@
 
 #include <infiniband/verbs.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "shim/internal/port_traffic.h"
+#include "shim/internal/segment_key.h"
+
 namespace verbsemu::shim::internal {
+
+// The bypass check's part of the shim's state (Engine::bypass): one window
+// per device port, kept for the process's life (QPs publish into their
+// shared segments).
+struct BypassCheck {
+  TrafficPaths paths;  // tests: their own
+  std::vector<std::unique_ptr<PortTraffic>> windows;
+};
 
 struct ContextState;
 struct QpState;

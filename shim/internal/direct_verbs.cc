@@ -17,15 +17,13 @@ bool Mlx5dvIsSupported(ibv_device* device) {
   const bool emulated = device != nullptr && e.patching && e.wrap.posts &&
                         e.settings.EmulatesDevice(device->name);
   if (emulated && !e.settings.allow_direct_verbs) {
-    e.direct_verbs_refused.Add(1);
+    e.direct.refused.Add(1);
     return false;
   }
   const bool answer = real != nullptr && real(device);
   if (emulated && answer) {
-    e.direct_verbs_allowed.Add(1);
-    if (!e.warned_direct_verbs.exchange(true)) {
-      Warn(WarningCode::kDirectVerbsKept, {device->name});
-    }
+    e.direct.allowed.Add(1);
+    WarnOnce(WarningCode::kDirectVerbsKept, {device->name});
   }
   return answer;
 }
@@ -41,7 +39,7 @@ ibv_qp* Mlx5dvCreateQp(ibv_context* context, ibv_qp_init_attr_ex* attr,
   ibv_qp* qp = real(context, attr, mlx5_attr);
   if (qp == nullptr) return qp;
   if (ContextState* c = E().contexts.Find(context)) {
-    E().direct_verbs_objects.Add(1);
+    E().direct.objects.Add(1);
     RegisterQpNoThrow(c, qp,
                       (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0,
                       QpOrigin::kDirectVerbs);
@@ -59,16 +57,16 @@ mlx5dv_devx_obj* Mlx5dvDevxObjCreate(ibv_context* context, const void* in,
   }
   mlx5dv_devx_obj* obj = real(context, in, inlen, out, outlen);
   if (obj != nullptr && E().contexts.Find(context) != nullptr) {
-    E().direct_verbs_objects.Add(1);
+    E().direct.objects.Add(1);
   }
   return obj;
 }
 
 std::string DirectVerbsReportLine() {
   const Engine& e = E();
-  const uint64_t refused = e.direct_verbs_refused.Get();
-  const uint64_t allowed = e.direct_verbs_allowed.Get();
-  const uint64_t objects = e.direct_verbs_objects.Get();
+  const uint64_t refused = e.direct.refused.Get();
+  const uint64_t allowed = e.direct.allowed.Get();
+  const uint64_t objects = e.direct.objects.Get();
   if (objects != 0) {
     return NoteWarning(WarningCode::kDirectVerbsObjects,
                        {std::to_string(objects)}) +

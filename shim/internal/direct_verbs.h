@@ -13,7 +13,15 @@
 
 #include <string>
 
+#include "shim/internal/counters.h"
+
 namespace verbsemu::shim::internal {
+
+// Direct verbs' part of the shim's state (Engine::direct): what the report
+// counts.
+struct DirectVerbsCounts {
+  Counter refused, allowed, objects;
+};
 
 bool Mlx5dvIsSupported(ibv_device* device);
 

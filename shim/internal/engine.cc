@@ -36,9 +36,9 @@ uint64_t MeasureTscReadCost() {
 
 void ResetStatsLocked() {
   Engine& e = E();
-  e.direct_verbs_refused.Reset();
-  e.direct_verbs_allowed.Reset();
-  e.direct_verbs_objects.Reset();
+  e.direct.refused.Reset();
+  e.direct.allowed.Reset();
+  e.direct.objects.Reset();
   e.poll_calls_sampled.Reset();
   e.poll_ovh_ticks.Reset();
   e.poll_ovh_samples.Reset();
@@ -75,8 +75,7 @@ std::string LockFreeProvider() {
 
 void BoundaryFault(const char* where, const char* what,
                    const char* effect) noexcept {
-  static std::atomic<bool> warned{false};
-  if (warned.exchange(true)) return;
+  if (!FirstTime(WarningCode::kBoundaryFault)) return;
   // Allocates nothing to print (it may follow an out-of-memory error).
   constexpr std::string_view kPrefix = "verbsemu: ";
   char line[320];
@@ -105,20 +104,21 @@ void ConfigureWithCalibration(const Settings& settings,
   e.config_error.clear();
   e.patching = true;
   e.emulating = settings.emulating();
-  e.pace = settings.bandwidth_enabled() &&
-           settings.engine.bw_mode == emulate::BwMode::kPace;
-  e.pad = settings.bandwidth_enabled() &&
-          settings.engine.bw_mode == emulate::BwMode::kPad;
-  e.deferring = Wrapping::Deferring(settings);
-  e.lock_free_provider = e.deferring ? LockFreeProvider() : "";
-  e.class_qps.assign(
+  using Shaper = BandwidthState::Shaper;
+  e.bw.shaper = !settings.bandwidth_enabled() ? Shaper::kNone
+                : settings.engine.bw_mode == emulate::BwMode::kPace
+                    ? Shaper::kPace
+                    : Shaper::kPad;
+  e.defer.on = Wrapping::Deferring(settings);
+  e.defer.lock_free_provider = e.defer.on ? LockFreeProvider() : "";
+  e.classes.qps.assign(
       settings.topology ? settings.topology->latency.size() + 1 : 0, 0);
   e.latency_law.Set(settings.engine.latency,
                     settings.engine.seed.value_or(FreshSeed()), cal);
   e.wrap = Wrapping::For(settings);
   e.note_lateness = !settings.report.empty();
-  e.traffic_paths.job = settings.job;
-  e.traffic_paths.shm_dir = settings.shm_dir;
+  e.bypass.paths.job = settings.job;
+  e.bypass.paths.shm_dir = settings.shm_dir;
   ApplyCalibration(e, cal);
   e.tsc_read_cost = MeasureTscReadCost();
   e.recording = e.emulating ? MeasureRecordingCost() : RecordingCost{};
@@ -317,7 +317,7 @@ ibv_cq* CreateCq(ibv_context* context, int cqe, void* cq_context,
 int DestroyCq(ibv_cq* cq) noexcept {
   if (Real().destroy_cq == nullptr) return ENOSYS;
   DeferForgetCq(cq);
-  const bool unwrapped = E().deferring && ForgetCqEx(cq);
+  const bool unwrapped = E().defer.on && ForgetCqEx(cq);
   const int rc = Real().destroy_cq(cq);
   // Refused: the CQ lives on with the provider's polls, which the shim's
   // completions do not reach.
@@ -369,24 +369,18 @@ void ResetForTesting() {
   ResetDeferLocked();
   ForgetAllLocked();
   e.next_stream = 0;
-  e.ah_laws.Clear();
-  e.classified_ahs = 0;
+  e.classes.ah_laws.Clear();
+  e.classes.classified_ahs = 0;
   e.loopback_qps = 0;
   e.have_loopback = false;
   ResetStatsLocked();
-  e.warned_rate = false;
   {
-    std::lock_guard<std::mutex> notes(e.link_notes_mu);
-    e.link_notes.clear();
+    std::lock_guard<std::mutex> notes(e.bw.notes_mu);
+    e.bw.notes.clear();
   }
-  e.warned_pad = false;
-  e.warned_unpadded = false;
-  e.warned_shared_link = false;
-  e.warned_direct_verbs = false;
-  e.traffic.clear();
-  e.traffic_paths = TrafficPaths{};
-  e.warned_traffic = false;
-  e.link_resets = 0;
+  e.bypass.windows.clear();
+  e.bypass.paths = TrafficPaths{};
+  e.bw.resets = 0;
   for (auto& n : e.tables_full) n = 0;
   e.qps_full = false;
   ResetHiddenQpsForTesting();
@@ -395,7 +389,7 @@ void ResetForTesting() {
 void SetTrafficPathsForTesting(const TrafficPaths& paths) {
   Engine& e = E();
   std::lock_guard<std::mutex> lock(e.mu);
-  e.traffic_paths = paths;
+  e.bypass.paths = paths;
 }
 
 bool GetQpCounters(const ibv_qp* qp, QpCounters* out) {

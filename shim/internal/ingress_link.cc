@@ -34,10 +34,10 @@ emulate::Pacer* IngressLinks::Get(const std::string& address,
     Engine& e = E();
     std::string why;
     entry.shared = MapShared<SharedIngress>(
-        e.traffic_paths.shm_dir, IngressSegmentName(e.traffic_paths, address),
+        e.bypass.paths.shm_dir, IngressSegmentName(e.bypass.paths, address),
         &why);
-    if (entry.shared == nullptr && !e.warned_shared_ingress.exchange(true)) {
-      Warn(WarningCode::kSharedIngressPrivate, {address, why});
+    if (entry.shared == nullptr) {
+      WarnOnce(WarningCode::kSharedIngressPrivate, {address, why});
     }
     entry.pacer =
         MakeLinkPacer(like.target_bps, like.real_bps,
@@ -54,7 +54,7 @@ size_t IngressLinks::size() const {
 namespace {
 
 void WarnNoPeerAddress(const QpState& q) {
-  if (E().warned_ingress_unknown.exchange(true)) return;
+  if (!FirstTime(WarningCode::kIngressUnknown)) return;
   char qpn[16];
   std::snprintf(qpn, sizeof qpn, "0x%06x", q.qpn);
   Warn(WarningCode::kIngressUnknown, {QpTypeName(q.type), qpn, q.ctx->device});
@@ -81,8 +81,9 @@ void AttachIngress(QpState* q) {
   const std::string peer = AddressKey(cm ? cm->peer : PeerAddress(av));
   const std::string own =
       AddressKey(cm ? cm->local : LocalAddress(q->ctx->ctx, q->port, av));
-  q->ingress_peer.store(e.ingress.Get(peer, *link), std::memory_order_release);
-  q->ingress_own.store(e.ingress.Get(own, *link), std::memory_order_release);
+  q->ingress_peer.store(e.bw.ingress.Get(peer, *link),
+                        std::memory_order_release);
+  q->ingress_own.store(e.bw.ingress.Get(own, *link), std::memory_order_release);
 }
 
 }  // namespace verbsemu::shim::internal

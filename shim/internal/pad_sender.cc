@@ -169,9 +169,7 @@ uint64_t PadSender::Send(ibv_ah* ah, uint64_t datagrams) {
     sent += static_cast<uint64_t>(chain);
   }
   if (!failed_) Reap(false);
-  if (failed_ && !E().warned_pad.exchange(true)) {
-    Warn(WarningCode::kPadSendFailed, {name_});
-  }
+  if (failed_) WarnOnce(WarningCode::kPadSendFailed, {name_});
   return sent;
 }
 
@@ -184,9 +182,7 @@ PadSender* EnsurePadSender(ContextState* c, PortLink* link) {
                                   link->mtu_bytes);
     if (!link->pad) {
       link->pad_failed = true;
-      if (!E().warned_pad.exchange(true)) {
-        Warn(WarningCode::kPadCreateFailed, {c->device});
-      }
+      WarnOnce(WarningCode::kPadCreateFailed, {c->device});
     }
   }
   return link->pad.get();

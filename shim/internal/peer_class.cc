@@ -56,11 +56,12 @@ void ClassifyPeer(QpState* q) {
          : topology->topology.Match(LocalAddress(q->ctx->ctx, q->port, av),
                                     PeerAddress(av));
   q->link_class.store(c, std::memory_order_relaxed);
-  q->law.store(c >= 0 ? e.class_laws[static_cast<size_t>(c)].get() : nullptr,
+  q->law.store(c >= 0 ? e.classes.laws[static_cast<size_t>(c)].get() : nullptr,
                std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(e.mu);
-  const size_t slot = c >= 0 ? static_cast<size_t>(c) : e.class_qps.size() - 1;
-  if (slot < e.class_qps.size()) ++e.class_qps[slot];
+  const size_t slot =
+      c >= 0 ? static_cast<size_t>(c) : e.classes.qps.size() - 1;
+  if (slot < e.classes.qps.size()) ++e.classes.qps[slot];
 }
 
 void ClassifyAh(const ibv_ah* ah, const ibv_ah_attr& attr) {
@@ -74,25 +75,25 @@ void ClassifyAh(const ibv_ah* ah, const ibv_ah_attr& attr) {
   const int c = topology->topology.Match(LocalAddress(ah->context, port, attr),
                                          PeerAddress(attr));
   LatencyLaw* law =
-      c >= 0 ? e.class_laws[static_cast<size_t>(c)].get() : nullptr;
+      c >= 0 ? e.classes.laws[static_cast<size_t>(c)].get() : nullptr;
   std::lock_guard<std::mutex> lock(e.mu);
-  ++e.classified_ahs;
-  if (law != nullptr && e.ah_laws.Find(ah) == nullptr) {
-    if (!e.ah_laws.Insert(ah, law)) {
-      NoteTableFull(Table::kUdAhs, e.ah_laws.capacity());
+  ++e.classes.classified_ahs;
+  if (law != nullptr && e.classes.ah_laws.Find(ah) == nullptr) {
+    if (!e.classes.ah_laws.Insert(ah, law)) {
+      NoteTableFull(Table::kUdAhs, e.classes.ah_laws.capacity());
     }
   }
 }
 
 void ForgetAh(const ibv_ah* ah) {
   Engine& e = E();
-  if (e.ah_laws.Find(ah) == nullptr) return;
+  if (e.classes.ah_laws.Find(ah) == nullptr) return;
   std::lock_guard<std::mutex> lock(e.mu);
-  e.ah_laws.Erase(ah);
+  e.classes.ah_laws.Erase(ah);
 }
 
 LatencyLaw* AhLaw(const ibv_ah* ah) {
-  return ah != nullptr ? E().ah_laws.Find(ah) : nullptr;
+  return ah != nullptr ? E().classes.ah_laws.Find(ah) : nullptr;
 }
 
 }  // namespace verbsemu::shim::internal

@@ -7,13 +7,29 @@
 #include <infiniband/verbs.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "emulate/topology.h"
+#include "shim/internal/latency_law.h"
+#include "shim/internal/ptr_map.h"
 
 namespace verbsemu::shim::internal {
 
+// VERBSEMU_TOPOLOGY's part of the shim's state (Engine::classes).
+struct PeerClasses {
+  // Per class: its latency law (null: the global one).
+  std::vector<std::unique_ptr<LatencyLaw>> laws;
+  // How many QPs' peers fell in each class (the last entry: in none); under
+  // Engine::mu.
+  std::vector<uint64_t> qps;
+  // UD address handles whose destination falls in a class with a latency:
+  // the class's law.
+  PtrMap<LatencyLaw> ah_laws{12};
+  uint64_t classified_ahs = 0;  // under Engine::mu
+};
+
 struct QpState;
-class LatencyLaw;
 
 // A connection's local end (the GID the address vector sends from on
 // `port`, the port's LID) and its peer's (the vector's GID and LID).

@@ -71,10 +71,10 @@ SharedLink* MapSharedLink(PortLink* link, const std::string& device,
   Engine& e = E();
   if (link->shared != nullptr) return link->shared.get();
   std::string why;
-  link->shared = MapShared<SharedLink>(e.traffic_paths.shm_dir, segment, &why);
-  if (link->shared == nullptr && !e.warned_shared_link.exchange(true)) {
-    Warn(WarningCode::kSharedLinkPrivate,
-         {device, std::to_string(link->port), why});
+  link->shared = MapShared<SharedLink>(e.bypass.paths.shm_dir, segment, &why);
+  if (link->shared == nullptr) {
+    WarnOnce(WarningCode::kSharedLinkPrivate,
+             {device, std::to_string(link->port), why});
   }
   return link->shared.get();
 }
@@ -106,7 +106,7 @@ std::unique_ptr<emulate::Pacer> MakeLinkPacer(double target_bps,
       std::max<uint64_t>(e.cal.NsToTicks(kMaxAheadNs),
                          static_cast<uint64_t>(kMaxBacklogBytes / target));
   return std::make_unique<emulate::Pacer>(target, real, burst, *shared, now,
-                                          max_ahead, &e.link_resets);
+                                          max_ahead, &e.bw.resets);
 }
 
 namespace {
@@ -132,10 +132,11 @@ void ApplyBandwidth(PortLink* link, const std::string& device,
     link->pacer_in = MakeLinkPacer(link->target_bps, link->real_bps,
                                    s != nullptr ? &s->in : nullptr);
   }
-  const bool unknown = e.pace ? link->target_bps <= 0 : link->pad_ratio <= 0;
-  if (unknown && !e.warned_rate.exchange(true)) {
-    Warn(WarningCode::kLinkRateUnknown,
-         {device, std::to_string(link->port), link->rate_source});
+  const bool unknown =
+      e.bw.pace() ? link->target_bps <= 0 : link->pad_ratio <= 0;
+  if (unknown) {
+    WarnOnce(WarningCode::kLinkRateUnknown,
+             {device, std::to_string(link->port), link->rate_source});
   }
 }
 
@@ -149,11 +150,11 @@ void NoteRate(const PortLink& link, const std::string& device,
                      (link_class.empty() ? "" : " class " + link_class) +
                      ": real rate " + rate + " (" + link.rate_source + ")";
   Engine& e = E();
-  std::lock_guard<std::mutex> lock(e.link_notes_mu);
-  for (const auto& [dev, seen] : e.link_notes) {
+  std::lock_guard<std::mutex> lock(e.bw.notes_mu);
+  for (const auto& [dev, seen] : e.bw.notes) {
     if (dev == device && seen == line) return;
   }
-  e.link_notes.emplace_back(device, std::move(line));
+  e.bw.notes.emplace_back(device, std::move(line));
 }
 
 // Builds the (context, port) link, or a link class's own on that port, on
@@ -179,19 +180,20 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
     link->mtu_bytes = MtuBytes(attr.active_mtu);
   }
   const emulate::Config& config = e.settings.engine;
-  const PortRate rate = DecidePortRate(e.traffic_paths, c->device, port, facts,
+  const PortRate rate = DecidePortRate(e.bypass.paths, c->device, port, facts,
                                        config.link_bits_per_s);
   link->real_bps = rate.bits_per_s;
   link->rate_source = rate.source;
   const emulate::BandwidthTarget& bw =
       lc != nullptr ? lc->bandwidth : config.bandwidth;
-  const std::string segment = LinkSegmentName(e.traffic_paths, c->device, port,
+  const std::string segment = LinkSegmentName(e.bypass.paths, c->device, port,
                                               lc != nullptr ? lc->name : "");
   if (bw.enabled()) {
     NoteRate(*link, c->device, lc != nullptr ? lc->name : "");
     ApplyBandwidth(link.get(), c->device, bw, segment);
   }
-  if (e.gap_port && e.gap_ticks > 0) ShareGap(link.get(), c->device, segment);
+  if (e.loggp.gap_port && e.loggp.gap_ticks > 0)
+    ShareGap(link.get(), c->device, segment);
   slot = std::move(link);
   return slot.get();
 }
@@ -199,11 +201,14 @@ PortLink* GetLinkLocked(ContextState* c, uint8_t port, int link_class) {
 // The padding datagrams go to the QP's peer, known only from a connected
 // QP's address vector: UD, EFA SRD (DRIVER), iWARP and DCI QPs are paced on
 // the port's virtual link instead, when its rate is known.
+// Once per process: other such QPs will be treated alike.
 void WarnUnpadded(const QpState& q, bool paced) {
+  const WarningCode code =
+      paced ? WarningCode::kUnpaddedQpPaced : WarningCode::kUnpaddedQp;
+  if (!FirstTime(code)) return;
   char qpn[16];
   std::snprintf(qpn, sizeof qpn, "0x%06x", q.qpn);
-  Warn(paced ? WarningCode::kUnpaddedQpPaced : WarningCode::kUnpaddedQp,
-       {QpTypeName(q.type), qpn, q.ctx->device});
+  Warn(code, {QpTypeName(q.type), qpn, q.ctx->device});
 }
 
 }  // namespace
@@ -228,8 +233,8 @@ void AttachLink(QpState* q) {
   bool unpadded;
   {
     std::lock_guard<std::mutex> lock(q->mu);
-    pads = e.pad && link->pad_ratio > 1 && q->have_av;
-    unpadded = e.pad && link->pad_ratio > 1 && !q->have_av;
+    pads = e.bw.pad() && link->pad_ratio > 1 && q->have_av;
+    unpadded = e.bw.pad() && link->pad_ratio > 1 && !q->have_av;
     if (pads) {
       q->planner = emulate::PadPlanner(link->pad_ratio,
                                        e.settings.engine.pad_threshold_bytes,
@@ -238,10 +243,8 @@ void AttachLink(QpState* q) {
   }
   if (pads) PreparePadding(q, link);
   const bool pace_instead = unpadded && link->pacer_out != nullptr;
-  q->paced.store(e.pace || pace_instead, std::memory_order_relaxed);
-  if (unpadded && !e.warned_unpadded.exchange(true)) {
-    WarnUnpadded(*q, pace_instead);
-  }
+  q->paced.store(e.bw.pace() || pace_instead, std::memory_order_relaxed);
+  if (unpadded) WarnUnpadded(*q, pace_instead);
   q->link.store(link, std::memory_order_release);
   AttachIngress(q);
 }

@@ -10,8 +10,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "emulate/pacer.h"
+#include "shim/internal/ingress_link.h"
 #include "shim/internal/pad_sender.h"
 #include "shim/internal/port_traffic.h"
 #include "shim/internal/segment_key.h"
@@ -21,6 +24,31 @@ namespace verbsemu::shim::internal {
 
 struct ContextState;
 struct QpState;
+
+// The bandwidth emulation's part of the shim's state (Engine::bw).
+struct BandwidthState {
+  // How bandwidth is taken away, chosen once when the shim is configured:
+  // not at all (no bandwidth set, globally or for a topology class), by
+  // padding or by pacing (--bw-mode).
+  enum class Shaper : uint8_t { kNone, kPad, kPace };
+  Shaper shaper = Shaper::kNone;
+  bool pad() const { return shaper == Shaper::kPad; }
+  bool pace() const { return shaper == Shaper::kPace; }
+  // "pad", "pace", or "" (none): the report's and its JSON's name.
+  const char* ShaperName() const {
+    return pad() ? "pad" : pace() ? "pace" : "";
+  }
+  // Each emulated link's real rate and its source, for the report: (device,
+  // line). A leaf lock: taken under a context's mu.
+  std::mutex notes_mu;
+  std::vector<std::pair<std::string, std::string>> notes;
+  // Shared link schedules found booked beyond any real backlog (port_link.cc
+  // kMaxAheadNs, kMaxBacklogBytes), or with an epoch after now, and reset
+  // (emulate/pacer.h).
+  std::atomic<uint64_t> resets{0};
+  // VERBSEMU_FABRIC=links: the ports' ingress links this process sends to.
+  IngressLinks ingress;
+};
 
 // One virtual link per physical port: the schedules of a (user, job,
 // physical port) in shared memory (named by LinkSegmentName,

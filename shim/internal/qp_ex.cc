@@ -218,7 +218,7 @@ int WrComplete(ibv_qp_ex* qpx);
 // read would cost more than such a target, as in PostSendDelayOnly).
 bool FirstLegMayWait(const Engine& e) {
   return e.emulating && (!e.delay.WaitsNothing() || e.latency_law.varies() ||
-                         !e.class_laws.empty());
+                         !e.classes.laws.empty());
 }
 
 // wr_start's rare paths, out of line so the direct batch's stays lean: a QP

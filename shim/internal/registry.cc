@@ -86,7 +86,7 @@ ibv_pd* AllocParentDomainHook(ibv_context* context,
       CreateThroughProvider<&ContextState::alloc_parent_domain>(context, attr);
   if (pd != nullptr && attr->td != nullptr) {
     std::lock_guard<std::mutex> lock(E().mu);
-    E().td_pds.insert(pd);
+    E().defer.td_pds.insert(pd);
   }
   return pd;
 }
@@ -97,7 +97,7 @@ ibv_cq_ex* CreateCqExHook(ibv_context* context, ibv_cq_init_attr_ex* attr) {
   if (cq != nullptr) {
     E().contexts.Find(context)->cqs.Add(1);
     // Defer mode: its polls see the shim's own completions too.
-    if (!E().deferring || !WrapCqEx(cq)) {
+    if (!E().defer.on || !WrapCqEx(cq)) {
       DeferNoteExtendedCq(ibv_cq_ex_to_cq(cq));
     }
   }
@@ -137,7 +137,7 @@ void SaveOps(ContextState* c) {
 void PatchOps(ContextState* c, const Wrapping& wrap) {
   ibv_context_ops& ops = c->ctx->ops;
   // The lean post has no QP to draw a varying latency for.
-  const bool deferring = E().deferring;
+  const bool deferring = E().defer.on;
   const bool per_qp = wrap.bytes || deferring || E().latency_law.varies() ||
                       E().settings.topology != nullptr;
   if (c->post_send && wrap.posts) {

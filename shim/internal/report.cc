@@ -44,9 +44,11 @@ std::string Header(const Engine& e) {
                 "verbsemu report (pid %d): latency %s%s, bandwidth %s%s, "
                 "TSC %.3f GHz, spin fixed cost %.0f ns%s%s\n",
                 static_cast<int>(getpid()), LatencyText(e).c_str(),
-                e.deferring ? " (defer)" : "",
+                e.defer.on ? " (defer)" : "",
                 emulate::FormatBandwidth(c.bandwidth).c_str(),
-                c.bandwidth.enabled() ? (e.pace ? " (pace)" : " (pad)") : "",
+                e.bw.pad()    ? " (pad)"
+                : e.bw.pace() ? " (pace)"
+                              : "",
                 e.cal.ticks_per_ns,
                 e.cal.TicksToNs(e.cal.spin_fixed_cost_ticks),
                 e.cal.spin_pause ? "" : " (spin without pause: QEMU TCG)",
@@ -70,7 +72,7 @@ std::string LogGpLine(const emulate::Config& c) {
 std::string FabricLine(const Engine& e) {
   if (e.settings.engine.fabric != emulate::Fabric::kLinks) return "";
   return "fabric links: each port's ingress beside its egress; " +
-         std::to_string(e.ingress.size()) + " ingress link(s) reserved on\n";
+         std::to_string(e.bw.ingress.size()) + " ingress link(s) reserved on\n";
 }
 
 std::string DeviceLine(const std::string& dev, int qps, const QpCounters& s,
@@ -172,14 +174,14 @@ std::string DrawnLine(const Engine& e) {
 // How many QPs' peers each VERBSEMU_TOPOLOGY class took.
 std::string TopologyLine(const Engine& e) {
   const auto& t = e.settings.topology;
-  if (t == nullptr || e.class_qps.empty()) return "";
+  if (t == nullptr || e.classes.qps.empty()) return "";
   std::string line = "topology " + t->path + ":";
   const char* sep = " ";
   const auto& classes = t->topology.classes();
-  for (size_t i = 0; i < e.class_qps.size(); ++i) {
+  for (size_t i = 0; i < e.classes.qps.size(); ++i) {
     const std::string name = i < classes.size() ? classes[i].name : "no route";
-    line += sep + name + " " + std::to_string(e.class_qps[i]) +
-            (e.class_qps[i] == 1 ? " QP" : " QPs");
+    line += sep + name + " " + std::to_string(e.classes.qps[i]) +
+            (e.classes.qps[i] == 1 ? " QP" : " QPs");
     sep = ", ";
   }
   return line + "\n";
@@ -188,14 +190,14 @@ std::string TopologyLine(const Engine& e) {
 // The defer mode's counts (defer_queue.h); counts of what should not
 // happen (fallbacks, refusals, early hand-overs) only when there are some.
 std::string DeferLine(const Engine& e) {
-  if (!e.deferring) return "";
+  if (!e.defer.on) return "";
   std::string line = "defer:";
   const char* sep = " ";
 #define VERBSEMU_PART(name, what)                                           \
-  if (e.defer.name.Get() != 0 || std::string_view(#name) == "qps" ||        \
+  if (e.defer.counts.name.Get() != 0 || std::string_view(#name) == "qps" || \
       std::string_view(#name) == "handed_posts") {                          \
-    line +=                                                                 \
-        sep + std::string(what) + " " + std::to_string(e.defer.name.Get()); \
+    line += sep + std::string(what) + " " +                                 \
+            std::to_string(e.defer.counts.name.Get());                      \
     sep = "; ";                                                             \
   }
   VERBSEMU_DEFER_COUNTERS(VERBSEMU_PART)
@@ -204,8 +206,8 @@ std::string DeferLine(const Engine& e) {
     line += sep + where;
   }
   line += "\n";
-  if (!e.lock_free_provider.empty()) {
-    line += "defer: " + e.lock_free_provider +
+  if (!e.defer.lock_free_provider.empty()) {
+    line += "defer: " + e.defer.lock_free_provider +
             ": the provider takes no locks, so no thread of the shim's own "
             "hands posts over; every QP spins instead\n";
   }
@@ -222,9 +224,9 @@ std::string LoopbackLine(const Engine& e) {
 
 // Each emulated link of `dev`: its real rate and where it came from.
 std::string LinkLines(Engine& e, const std::string& dev) {
-  std::lock_guard<std::mutex> lock(e.link_notes_mu);
+  std::lock_guard<std::mutex> lock(e.bw.notes_mu);
   std::string out;
-  for (const auto& [device, line] : e.link_notes) {
+  for (const auto& [device, line] : e.bw.notes) {
     if (device == dev) out += line + "\n";
   }
   return out;
@@ -286,7 +288,7 @@ std::string ReportText(std::vector<std::string>* warnings) {
     }
   }
   out += TableFullLines();
-  if (const uint64_t n = e.link_resets.load(std::memory_order_relaxed)) {
+  if (const uint64_t n = e.bw.resets.load(std::memory_order_relaxed)) {
     out += std::to_string(n) +
            " shared link schedules reset: booked beyond any real backlog, or "
            "first "
@@ -343,8 +345,10 @@ void ArmReportSignalLocked() {
   const int sig = e.settings.report_signal;
   if (sig == 0 || e.settings.report.empty()) return;
   const ReportSignalState state = ArmReportSignal(sig, &WriteReport);
-  if (state == ReportSignalState::kArmed || e.report_signal_warned) return;
-  e.report_signal_warned = true;
+  if (state == ReportSignalState::kArmed ||
+      !FirstTime(WarningCode::kReportSignalUnarmed)) {
+    return;
+  }
   const char* name = sig == SIGUSR1 ? "SIGUSR1" : "SIGUSR2";
   Warn(WarningCode::kReportSignalUnarmed,
        {state == ReportSignalState::kAppHandlesIt

@@ -37,15 +37,14 @@ std::string Command() {
 
 json SettingsJson(const Engine& e) {
   const emulate::Config& c = e.settings.engine;
-  const bool bw = c.bandwidth.enabled();
   const auto& topo = e.settings.topology;
   return {
       {"latency_ns", c.latency_ns},
       {"latency_law",
        e.latency_law.varies() ? e.latency_law.law().Describe() : ""},
-      {"defer", e.deferring},
+      {"defer", e.defer.on},
       {"bandwidth", emulate::FormatBandwidth(c.bandwidth)},
-      {"bw_mode", bw ? (e.pace ? "pace" : "pad") : ""},
+      {"bw_mode", e.bw.ShaperName()},
       {"overhead_ns", c.overhead_ns},
       {"recv_overhead_ns", c.recv_overhead_ns},
       {"gap_ns", c.gap_ns},
@@ -98,7 +97,7 @@ json DevicesJson(Engine& e, const std::vector<QpRecord>& qps) {
       sum += f.c;
     }
     devices.push_back({{"name", dev},
-                       {"ports", DevicePorts(e.traffic_paths.sysfs_root, dev)},
+                       {"ports", DevicePorts(e.bypass.paths.sysfs_root, dev)},
                        {"qps", n},
                        {"counters", CountersJson(sum, e.cal)}});
   }
@@ -107,7 +106,7 @@ json DevicesJson(Engine& e, const std::vector<QpRecord>& qps) {
 
 json OtherCountersJson(const Engine& e) {
   json defer = json::object();
-#define VERBSEMU_PART(name, what) defer[#name] = e.defer.name.Get();
+#define VERBSEMU_PART(name, what) defer[#name] = e.defer.counts.name.Get();
   VERBSEMU_DEFER_COUNTERS(VERBSEMU_PART)
 #undef VERBSEMU_PART
   json tables = json::object();
@@ -115,16 +114,16 @@ json OtherCountersJson(const Engine& e) {
     tables[kTables[i].what] = e.tables_full[i].load(std::memory_order_relaxed);
   }
   return {{"loopback_qps", e.loopback_qps},
-          {"link_resets", e.link_resets.load(std::memory_order_relaxed)},
+          {"link_resets", e.bw.resets.load(std::memory_order_relaxed)},
           {"tables_full", tables},
           {"direct_verbs",
-           {{"refused", e.direct_verbs_refused.Get()},
-            {"allowed", e.direct_verbs_allowed.Get()},
-            {"objects", e.direct_verbs_objects.Get()}}},
+           {{"refused", e.direct.refused.Get()},
+            {"allowed", e.direct.allowed.Get()},
+            {"objects", e.direct.objects.Get()}}},
           {"waits", e.lateness.count()},
           {"delays_drawn", e.latency_law.count()},
           {"poll_overhead_samples", e.poll_ovh_samples.Get()},
-          {"defer", e.deferring ? defer : json(nullptr)}};
+          {"defer", e.defer.on ? defer : json(nullptr)}};
 }
 
 // The waits (wait_lateness.h): how long they lasted from their start,

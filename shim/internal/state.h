@@ -26,12 +26,15 @@
 #include "emulate/tsc.h"
 #include "settings/knobs.h"
 #include "shim/internal/counters.h"
-#include "shim/internal/defer_queue.h"
+#include "shim/internal/data_path.h"
+#include "shim/internal/defer.h"
+#include "shim/internal/device_traffic.h"
+#include "shim/internal/direct_verbs.h"
 #include "shim/internal/full_tables.h"
-#include "shim/internal/ingress_link.h"
 #include "shim/internal/latency_law.h"
 #include "shim/internal/no_destructor.h"
 #include "shim/internal/owned_mutex.h"
+#include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/port_traffic.h"
 #include "shim/internal/post_shape.h"
@@ -196,36 +199,19 @@ struct Engine {
   std::mutex leaving_mu;
   std::unordered_map<const ibv_qp*, QpExSlots> leaving;  // under leaving_mu
   std::vector<std::string> devices_seen;
-  bool report_signal_warned = false;
   // Configuration: written on first use (or by a test), then read-only.
   std::atomic<bool> configured{false};
   Settings settings;
   std::string config_error;
   bool patching = true;    // false: invalid configuration, pure pass-through
   bool emulating = false;  // latency or bandwidth emulation active
-  bool pace = false, pad = false;
   Wrapping wrap;
   emulate::TscCalibration cal;
   bool calibrated = false;
   emulate::DelayModel delay;
-  // LogGP's o, spun per WR posted and per receive completion polled, and
-  // g in ticks (0: none), on each QP's schedule or its port's.
-  emulate::DelayModel overhead, recv_overhead;
-  uint64_t gap_ticks = 0;
-  bool gap_port = false;
-  // How far a sender may fall behind its gap schedule and catch up
-  // (emulate/gap_clock.h): kGapBurstNs, and never less than two gaps.
-  static constexpr double kGapBurstNs = 20'000;
-  uint64_t gap_burst_ticks = 0;
+  LogGpWaits loggp;        // data_path.h
   LatencyLaw latency_law;  // drawn per leg when it varies
-  // Per VERBSEMU_TOPOLOGY class: its latency law (null: the global one) and
-  // how many QPs' peers fell in it (the last entry: in none).
-  std::vector<std::unique_ptr<LatencyLaw>> class_laws;
-  std::vector<uint64_t> class_qps;  // under mu
-  // UD address handles whose destination falls in a class with a latency:
-  // the class's law (peer_class.h).
-  PtrMap<LatencyLaw> ah_laws{12};
-  uint64_t classified_ahs = 0;  // under mu
+  PeerClasses classes;     // VERBSEMU_TOPOLOGY (peer_class.h)
   // Loopback QPs (loopback.h): how many were seen (under mu), and whether
   // any was, which the lean post wrapper looks at before a lookup.
   uint64_t loopback_qps = 0;
@@ -238,38 +224,10 @@ struct Engine {
   bool note_lateness = false;
   WaitLateness lateness;
   Counter poll_calls_sampled, poll_ovh_ticks, poll_ovh_samples;
-  // The defer mode (defer.h).
-  bool deferring = false;
-  PtrMap<DeferList> defer_lists{10};
-  std::vector<std::unique_ptr<DeferList>> defer_list_owner;  // under mu
-  std::unordered_set<const ibv_pd*> td_pds;  // under mu: lock-free domains
-  // "MLX5_SINGLE_THREADED=1" (or MLX4_'s) when set and deferring: the
-  // provider takes no locks, so no QP defers.
-  std::string lock_free_provider;
-  DeferCounters defer;
-  std::atomic<bool> warned_defer_refused{false};
-  std::atomic<bool> warned_rate{false}, warned_pad{false};
-  // Each emulated link's real rate and its source, for the report: (device,
-  // line). A leaf lock: taken under a context's mu.
-  std::mutex link_notes_mu;
-  std::vector<std::pair<std::string, std::string>> link_notes;
-  std::atomic<bool> warned_unpadded{false};
-  std::atomic<bool> warned_shared_link{false};
-  std::atomic<bool> warned_shared_ingress{false};
-  std::atomic<bool> warned_ingress_unknown{false};
-  // VERBSEMU_FABRIC=links: the ports' ingress links this process sends to.
-  IngressLinks ingress;
-  // Shared link schedules found booked beyond any real backlog (port_link.cc
-  // kMaxAheadNs, kMaxBacklogBytes), or with an epoch
-  // after now, and reset (emulate/pacer.h).
-  std::atomic<uint64_t> link_resets{0};
-  Counter direct_verbs_refused, direct_verbs_allowed, direct_verbs_objects;
-  std::atomic<bool> warned_direct_verbs{false};
-  // The bypass check (device_traffic.h): one window per device port, kept
-  // for the process's life (QPs publish into their shared segments).
-  TrafficPaths traffic_paths;  // tests: their own
-  std::vector<std::unique_ptr<PortTraffic>> traffic;
-  bool warned_traffic = false;
+  DeferState defer;          // the defer mode (defer.h)
+  BandwidthState bw;         // bandwidth emulation (port_link.h)
+  DirectVerbsCounts direct;  // direct_verbs.h
+  BypassCheck bypass;        // device_traffic.h
 };
 
 __attribute__((always_inline)) inline Engine& E() {
@@ -299,19 +257,19 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.latency_law.Set(e.settings.engine.latency, e.latency_law.seed(), cal);
   const emulate::Config& c = e.settings.engine;
   // The same spin as the delay's: the same (dithered) fixed cost.
-  e.overhead = emulate::DelayModel(cal.NsToTicks(c.overhead_ns),
-                                   e.cal.spin_fixed_cost_ticks);
-  e.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
-                                        e.cal.spin_fixed_cost_ticks);
-  e.gap_ticks = cal.NsToTicks(c.gap_ns);
-  e.gap_port = c.gap_scope == emulate::GapScope::kPort;
-  e.gap_burst_ticks =
-      std::max(2 * e.gap_ticks, cal.NsToTicks(Engine::kGapBurstNs));
-  e.class_laws.clear();
+  e.loggp.overhead = emulate::DelayModel(cal.NsToTicks(c.overhead_ns),
+                                         e.cal.spin_fixed_cost_ticks);
+  e.loggp.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
+                                              e.cal.spin_fixed_cost_ticks);
+  e.loggp.gap_ticks = cal.NsToTicks(c.gap_ns);
+  e.loggp.gap_port = c.gap_scope == emulate::GapScope::kPort;
+  e.loggp.gap_burst_ticks =
+      std::max(2 * e.loggp.gap_ticks, cal.NsToTicks(LogGpWaits::kGapBurstNs));
+  e.classes.laws.clear();
   if (const auto& t = e.settings.topology) {
     for (const auto& law : t->latency) {
-      e.class_laws.push_back(law ? std::make_unique<LatencyLaw>() : nullptr);
-      if (law) e.class_laws.back()->Set(*law, e.latency_law.seed(), cal);
+      e.classes.laws.push_back(law ? std::make_unique<LatencyLaw>() : nullptr);
+      if (law) e.classes.laws.back()->Set(*law, e.latency_law.seed(), cal);
     }
   }
   e.wait.late_ticks.store(0, std::memory_order_relaxed);
@@ -348,8 +306,8 @@ inline bool LatencyEnabled(const QpState* q, const LatencyLaw* law = nullptr) {
 // latency. Otherwise its one one-way latency is waited before the
 // provider's wr_start.
 inline bool OneWayBatchesNeedRecording(const Engine& e, ibv_qp_type type) {
-  return e.settings.bandwidth_enabled() || e.deferring ||
-         (type == IBV_QPT_UD && !e.class_laws.empty());
+  return e.settings.bandwidth_enabled() || e.defer.on ||
+         (type == IBV_QPT_UD && !e.classes.laws.empty());
 }
 
 // How much of a QP's ibv_qp_ex the shim wraps (qp_ex_slots.h).

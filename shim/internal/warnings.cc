@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -25,6 +27,12 @@ struct Record {
 Record& R() {
   static NoDestructor<Record> r;
   return *r.get();
+}
+
+// Per warning code: given once already (FirstTime).
+std::array<std::atomic<bool>, kWarningCount>& Given() {
+  static NoDestructor<std::array<std::atomic<bool>, kWarningCount>> given;
+  return *given.get();
 }
 
 constexpr auto kLockLimit = std::chrono::milliseconds(50);
@@ -118,6 +126,14 @@ void Warn(WarningCode code, WarningArgs args) {
   PrintWarning(NoteWarning(code, args));
 }
 
+bool FirstTime(WarningCode code) noexcept {
+  return !Given()[static_cast<size_t>(code)].exchange(true);
+}
+
+void WarnOnce(WarningCode code, WarningArgs args) {
+  if (FirstTime(code)) Warn(code, args);
+}
+
 std::vector<RecordedWarning> RecordedWarnings() {
   Record& r = R();
   const std::unique_lock<std::mutex> lock = Lock(r);
@@ -129,6 +145,7 @@ void ClearRecordedWarningsForTesting() {
   Record& r = R();
   std::lock_guard<std::mutex> lock(r.mu);
   r.items.clear();
+  for (std::atomic<bool>& given : Given()) given.store(false);
 }
 
 }  // namespace verbsemu::shim::internal

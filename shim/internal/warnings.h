@@ -143,8 +143,15 @@ bool RecordWarning(WarningCode code, std::string_view text);
 void PrintWarning(std::string_view text);
 // NoteWarning, and the text on stderr as "verbsemu: TEXT".
 void Warn(WarningCode code, WarningArgs args = {});
+// Whether this is the first time `code` is asked about in this process
+// (the warnings a process prints once, however often their cause recurs).
+// Lock-free and allocation-free: safe where memory ran out.
+bool FirstTime(WarningCode code) noexcept;
+// Warn, the first time for `code` only (FirstTime).
+void WarnOnce(WarningCode code, WarningArgs args = {});
 // Every warning recorded in this process so far, in order.
 std::vector<RecordedWarning> RecordedWarnings();
+// Tests: forgets the recorded warnings and which ones were given once.
 void ClearRecordedWarningsForTesting();
 
 }  // namespace verbsemu::shim::internal
