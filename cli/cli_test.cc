@@ -39,6 +39,74 @@ TEST(ParseTest, ABadValueAndAnExtraPositionalAreUsageErrors) {
   EXPECT_THROW(Parse({"one", "two"}, Options(), {"input"}), UsageError);
 }
 
+TEST(ParseTest, AnExtraPositionalIsNamed) {
+  try {
+    Parse({"one", "two"}, Options(), {"input"});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "unexpected argument 'two'");
+  }
+}
+
+po::options_description CommandOptions() {
+  po::options_description o("options");
+  o.add_options()("help,h", "this text")(
+      "list", po::value<std::vector<std::string>>()->value_name("LIST"),
+      "a list")("quiet", "no output");
+  return o;
+}
+
+TEST(ParseWithCommandTest, TheCommandStartsAtDashDashOrTheFirstWord) {
+  std::vector<std::string> command;
+  po::variables_map vm =
+      ParseWithCommand({"--list", "a", "--quiet", "--", "run", "--list", "b"},
+                       CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(vm.count("quiet"), 1u);
+  EXPECT_EQ(command, (std::vector<std::string>{"run", "--list", "b"}));
+  vm = ParseWithCommand({"--list=x", "--list", "-", "run", "-h"},
+                        CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"x", "-"}));
+  EXPECT_EQ(vm.count("help"), 0u);
+  EXPECT_EQ(command, (std::vector<std::string>{"run", "-h"}));
+  vm = ParseWithCommand({"--list=", "-h"}, CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            std::vector<std::string>{""});
+  EXPECT_EQ(vm.count("help"), 1u);
+  EXPECT_TRUE(command.empty());
+}
+
+TEST(ParseWithCommandTest, NamesAreWholeAndRefusalsAreUsageErrors) {
+  std::vector<std::string> command;
+  EXPECT_THROW(
+      ParseWithCommand({"--li", "a", "run"}, CommandOptions(), &command),
+      UsageError);
+  EXPECT_THROW(ParseWithCommand({"--list"}, CommandOptions(), &command),
+               UsageError);
+  EXPECT_THROW(
+      ParseWithCommand({"--quiet=1", "run"}, CommandOptions(), &command),
+      UsageError);
+  try {
+    ParseWithCommand({"-", "run"}, CommandOptions(), &command);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "unexpected argument '-'");
+  }
+}
+
+TEST(MarkdownTableTest, ARowPerOptionInOrder) {
+  po::options_description o("options");
+  o.add_options()("help,h", "this text")(
+      "mode", po::value<std::string>()->value_name("pad|pace"), "a or b|c");
+  EXPECT_EQ(MarkdownTable(o),
+            "| option | meaning |\n"
+            "| --- | --- |\n"
+            "| `--help`, `-h` | this text |\n"
+            "| `--mode pad\\|pace` | a or b\\|c |\n");
+}
+
 TEST(HelpTest, UsageThenOptions) {
   const std::string help = Help("usage: tool [options] INPUT", Options());
   EXPECT_TRUE(help.starts_with("usage: tool [options] INPUT\noptions:\n"))
