@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <exception>
 #include <sstream>
+#include <utility>
 
 namespace verbsemu::cli {
 namespace po = boost::program_options;
@@ -68,6 +69,26 @@ bool ValueFollows(const std::string& arg,
          (is_long || arg.size() == 2);
 }
 
+// What Boost gets for the option args[*i] and its value (*i moved past
+// it): a long option and its value as one "--NAME=VALUE", so that no value
+// is read as an option, and an empty value as "--NAME" "".
+std::vector<std::string> OptionTokens(const std::vector<std::string>& args,
+                                      size_t* i,
+                                      const po::options_description& options) {
+  const std::string& a = args[*i];
+  if (a.starts_with("--") && a.ends_with('=') &&
+      ValueFollows(a.substr(0, a.size() - 1), options)) {
+    return {a.substr(0, a.size() - 1), ""};
+  }
+  if (a.find('=') != std::string::npos || !ValueFollows(a, options) ||
+      *i + 1 == args.size()) {
+    return {a};
+  }
+  const std::string& value = args[++*i];
+  if (a.starts_with("--") && !value.empty()) return {a + "=" + value};
+  return {a, value};
+}
+
 }  // namespace
 
 po::variables_map Parse(const std::vector<std::string>& args,
@@ -83,22 +104,13 @@ po::variables_map ParseWithCommand(const std::vector<std::string>& args,
   std::vector<std::string> head;
   size_t i = 0;
   for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--") {
+    if (args[i] == "--") {
       ++i;
       break;
     }
-    if (!a.starts_with('-')) break;
-    if (a.starts_with("--") && a.ends_with('=') &&
-        ValueFollows(a.substr(0, a.size() - 1), options)) {
-      head.push_back(a.substr(0, a.size() - 1));
-      head.emplace_back();
-      continue;
-    }
-    head.push_back(a);
-    if (a.find('=') == std::string::npos && ValueFollows(a, options) &&
-        i + 1 < args.size()) {
-      head.push_back(args[++i]);
+    if (!args[i].starts_with('-')) break;
+    for (std::string& token : OptionTokens(args, &i, options)) {
+      head.push_back(std::move(token));
     }
   }
   command->assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());

@@ -78,6 +78,17 @@ TEST(ParseWithCommandTest, TheCommandStartsAtDashDashOrTheFirstWord) {
   EXPECT_TRUE(command.empty());
 }
 
+TEST(ParseWithCommandTest, AValueIsNeverReadAsAnOption) {
+  std::vector<std::string> command;
+  const po::variables_map vm = ParseWithCommand(
+      {"--list", "-h", "--list", "--quiet=", "--list", "", "run"},
+      CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"-h", "--quiet=", ""}));
+  EXPECT_EQ(vm.count("help") + vm.count("quiet"), 0u);
+  EXPECT_EQ(command, std::vector<std::string>{"run"});
+}
+
 TEST(ParseWithCommandTest, NamesAreWholeAndRefusalsAreUsageErrors) {
   std::vector<std::string> command;
   EXPECT_THROW(
