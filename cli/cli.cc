@@ -91,11 +91,17 @@ std::vector<std::string> OptionTokens(const std::vector<std::string>& args,
 
 }  // namespace
 
+po::typed_value<bool>* Switch() {
+  return po::value<bool>()->zero_tokens()->implicit_value(true, "");
+}
+
 po::variables_map Parse(const std::vector<std::string>& args,
                         const po::options_description& options,
-                        std::initializer_list<const char*> positional) {
-  return Store(args, options, positional,
-               po::command_line_style::default_style);
+                        std::initializer_list<const char*> positional,
+                        Names names) {
+  int style = po::command_line_style::default_style;
+  if (names == Names::kWhole) style &= ~po::command_line_style::allow_guessing;
+  return Store(args, options, positional, style);
 }
 
 po::variables_map ParseWithCommand(const std::vector<std::string>& args,

@@ -25,6 +25,14 @@ class UsageError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// An option without a value, for a description: given twice, it is given
+// once (an option described without a value refuses the second).
+boost::program_options::typed_value<bool>* Switch();
+
+// How an option may be named: an unambiguous start of its name ("--iter"
+// for --iters), or only its whole name.
+enum class Names { kAbbreviated, kWhole };
+
 // Parses `args` (without the program's name) against `options`, the ones
 // --help shows, and `positional`: names of hidden options that take the
 // positional arguments in order, one each (a further one is an error:
@@ -33,7 +41,8 @@ class UsageError : public std::invalid_argument {
 boost::program_options::variables_map Parse(
     const std::vector<std::string>& args,
     const boost::program_options::options_description& options,
-    std::initializer_list<const char*> positional = {});
+    std::initializer_list<const char*> positional = {},
+    Names names = Names::kAbbreviated);
 
 // The same for a program that runs a command, `PROGRAM [OPTIONS] [--]
 // COMMAND ARGS...`: the options end at "--" or at the first argument that

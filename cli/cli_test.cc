@@ -34,6 +34,11 @@ TEST(ParseTest, AnUnknownOptionIsAUsageError) {
   }
 }
 
+TEST(ParseTest, AbbreviationsUnlessWholeNamesAreAsked) {
+  EXPECT_EQ(Parse({"--cou", "3"}, Options())["count"].as<int>(), 3);
+  EXPECT_THROW(Parse({"--cou", "3"}, Options(), {}, Names::kWhole), UsageError);
+}
+
 TEST(ParseTest, ABadValueAndAnExtraPositionalAreUsageErrors) {
   EXPECT_THROW(Parse({"--count", "many"}, Options()), UsageError);
   EXPECT_THROW(Parse({"one", "two"}, Options(), {"input"}), UsageError);
@@ -50,9 +55,9 @@ TEST(ParseTest, AnExtraPositionalIsNamed) {
 
 po::options_description CommandOptions() {
   po::options_description o("options");
-  o.add_options()("help,h", "this text")(
+  o.add_options()("help,h", Switch(), "this text")(
       "list", po::value<std::vector<std::string>>()->value_name("LIST"),
-      "a list")("quiet", "no output");
+      "a list")("quiet", Switch(), "no output");
   return o;
 }
 
@@ -65,6 +70,9 @@ TEST(ParseWithCommandTest, TheCommandStartsAtDashDashOrTheFirstWord) {
             std::vector<std::string>{"a"});
   EXPECT_EQ(vm.count("quiet"), 1u);
   EXPECT_EQ(command, (std::vector<std::string>{"run", "--list", "b"}));
+  EXPECT_EQ(ParseWithCommand({"--quiet", "--quiet"}, CommandOptions(), &command)
+                .count("quiet"),
+            1u);
   vm = ParseWithCommand({"--list=x", "--list", "-", "run", "-h"},
                         CommandOptions(), &command);
   EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),

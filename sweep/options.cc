@@ -127,14 +127,9 @@ const Row* FindRow(const std::string& flag) {
   return nullptr;
 }
 
-// A switch: no value, and saying it twice is saying it once.
-po::typed_value<bool>* Switch() {
-  return po::value<bool>()->zero_tokens()->implicit_value(true, "");
-}
-
 void Add(po::options_description& o, const Row& row) {
   if (row.metavar == nullptr) {
-    o.add_options()(row.name, Switch(), row.help);
+    o.add_options()(row.name, cli::Switch(), row.help);
   } else {
     o.add_options()(
         row.name,
@@ -156,7 +151,7 @@ po::options_description Describe() {
             std::string(a.help).c_str()});
   }
   for (const Row& row : kRows) Add(o, row);
-  o.add_options()("help,h", Switch(),
+  o.add_options()("help,h", cli::Switch(),
                   "print the usage and the options, and exit");
   return o;
 }
