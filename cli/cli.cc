@@ -1,14 +1,33 @@
 #include "cli/cli.h"
 
+#include <cstddef>
 #include <exception>
 #include <sstream>
+#include <utility>
 
 namespace verbsemu::cli {
 namespace po = boost::program_options;
 
-po::variables_map Parse(const std::vector<std::string>& args,
+namespace {
+
+// Takes the positional arguments after the named ones, to refuse them by
+// name.
+constexpr const char* kUnexpected = "cli-unexpected-argument";
+
+// `text` with every byte outside printable ASCII shown as '?': an error
+// line stays one line whatever the user typed.
+std::string Printable(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  return out;
+}
+
+po::variables_map Store(const std::vector<std::string>& args,
                         const po::options_description& options,
-                        std::initializer_list<const char*> positional) {
+                        std::initializer_list<const char*> positional,
+                        int style) {
   po::options_description all;
   all.add(options);
   po::positional_options_description pos;
@@ -16,15 +35,94 @@ po::variables_map Parse(const std::vector<std::string>& args,
     all.add_options()(name, po::value<std::string>());
     pos.add(name, 1);
   }
+  all.add_options()(kUnexpected, po::value<std::vector<std::string>>());
+  pos.add(kUnexpected, -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(),
+    po::store(po::command_line_parser(args)
+                  .options(all)
+                  .positional(pos)
+                  .style(style)
+                  .run(),
               vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
+  if (vm.count(kUnexpected)) {
+    throw UsageError(
+        "unexpected argument '" +
+        Printable(vm[kUnexpected].as<std::vector<std::string>>().front()) +
+        "'");
+  }
   return vm;
+}
+
+// Whether `arg`, an option given without "=VALUE", takes the next argument
+// as its value.
+bool ValueFollows(const std::string& arg,
+                  const po::options_description& options) {
+  const bool is_long = arg.starts_with("--");
+  const po::option_description* d =
+      options.find_nothrow(is_long ? arg.substr(2) : arg.substr(0, 2), false);
+  return d != nullptr && d->semantic()->max_tokens() > 0 &&
+         (is_long || arg.size() == 2);
+}
+
+// What Boost gets for the option args[*i] and its value (*i moved past
+// it): a long option and its value as one "--NAME=VALUE", so that no value
+// is read as an option, and an empty value as "--NAME" "".
+std::vector<std::string> OptionTokens(const std::vector<std::string>& args,
+                                      size_t* i,
+                                      const po::options_description& options) {
+  const std::string& a = args[*i];
+  if (a.starts_with("--") && a.ends_with('=') &&
+      ValueFollows(a.substr(0, a.size() - 1), options)) {
+    return {a.substr(0, a.size() - 1), ""};
+  }
+  if (a.find('=') != std::string::npos || !ValueFollows(a, options) ||
+      *i + 1 == args.size()) {
+    return {a};
+  }
+  const std::string& value = args[++*i];
+  if (a.starts_with("--") && !value.empty()) return {a + "=" + value};
+  return {a, value};
+}
+
+}  // namespace
+
+po::typed_value<bool>* Switch() {
+  return po::value<bool>()->zero_tokens()->implicit_value(true, "");
+}
+
+po::variables_map Parse(const std::vector<std::string>& args,
+                        const po::options_description& options,
+                        std::initializer_list<const char*> positional,
+                        Names names) {
+  int style = po::command_line_style::default_style;
+  if (names == Names::kWhole) style &= ~po::command_line_style::allow_guessing;
+  return Store(args, options, positional, style);
+}
+
+po::variables_map ParseWithCommand(const std::vector<std::string>& args,
+                                   const po::options_description& options,
+                                   std::vector<std::string>* command) {
+  std::vector<std::string> head;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      ++i;
+      break;
+    }
+    if (!args[i].starts_with('-')) break;
+    for (std::string& token : OptionTokens(args, &i, options)) {
+      head.push_back(std::move(token));
+    }
+  }
+  command->assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  return Store(head, options, {},
+               po::command_line_style::default_style &
+                   ~po::command_line_style::allow_guessing);
 }
 
 std::string Help(std::string_view usage,
@@ -54,6 +152,36 @@ int Run(std::string_view prefix, std::ostream& err,
   }
 }
 
+namespace {
+
+// `text` with every '|' escaped, for a cell of a Markdown table.
+std::string Cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MarkdownTable(const po::options_description& options) {
+  std::string out = "| option | meaning |\n| --- | --- |\n";
+  for (const auto& d : options.options()) {
+    const std::string name =
+        d->canonical_display_name(po::command_line_style::allow_long);
+    const std::string value = d->format_parameter();
+    std::string names = "`" + Cell(name + (value.empty() ? "" : " " + value));
+    names += "`";
+    const std::string dash =
+        d->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    if (dash != name && dash.size() == 2) names += ", `" + dash + "`";
+    out += "| " + names + " | " + Cell(d->description()) + " |\n";
+  }
+  return out;
+}
+
 std::string SubcommandUsage(std::string_view program,
                             std::span<const Subcommand> table) {
   std::string out;
@@ -66,20 +194,6 @@ std::string SubcommandUsage(std::string_view program,
   }
   return out;
 }
-
-namespace {
-
-// `text` with every byte outside printable ASCII shown as '?': an error
-// line stays one line whatever the user typed.
-std::string Printable(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c < 0x20 || c > 0x7e) c = '?';
-  }
-  return out;
-}
-
-}  // namespace
 
 const Subcommand* FindSubcommand(std::span<const Subcommand> table,
                                  std::string_view name, std::string* why) {

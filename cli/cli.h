@@ -25,14 +25,35 @@ class UsageError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// An option without a value, for a description: given twice, it is given
+// once (an option described without a value refuses the second).
+boost::program_options::typed_value<bool>* Switch();
+
+// How an option may be named: an unambiguous start of its name ("--iter"
+// for --iters), or only its whole name.
+enum class Names { kAbbreviated, kWhole };
+
 // Parses `args` (without the program's name) against `options`, the ones
 // --help shows, and `positional`: names of hidden options that take the
-// positional arguments in order, one each (a further one is an error).
-// Throws UsageError with Boost's one-line reason.
+// positional arguments in order, one each (a further one is an error:
+// "unexpected argument 'X'"). Throws UsageError with Boost's one-line
+// reason.
 boost::program_options::variables_map Parse(
     const std::vector<std::string>& args,
     const boost::program_options::options_description& options,
-    std::initializer_list<const char*> positional = {});
+    std::initializer_list<const char*> positional = {},
+    Names names = Names::kAbbreviated);
+
+// The same for a program that runs a command, `PROGRAM [OPTIONS] [--]
+// COMMAND ARGS...`: the options end at "--" or at the first argument that
+// is neither an option nor an option's value, and that command and its
+// arguments go to `*command` as given, options of their own included.
+// Options are named in full (no abbreviations), so that which argument is
+// a value does not depend on a guess. "--NAME=" gives NAME an empty value.
+boost::program_options::variables_map ParseWithCommand(
+    const std::vector<std::string>& args,
+    const boost::program_options::options_description& options,
+    std::vector<std::string>* command);
 
 // What --help prints: the usage, a newline, the options.
 std::string Help(std::string_view usage,
@@ -44,6 +65,12 @@ std::string Help(std::string_view usage,
 // whose errors have always read so. Never throws.
 int Run(std::string_view prefix, std::ostream& err,
         const std::function<int()>& body) noexcept;
+
+// `options` as a Markdown table for the docs: "| option | meaning |", then
+// a row per option, "`--name VALUE`, `-n`" and its description ('|'
+// escaped), in the description's order.
+std::string MarkdownTable(
+    const boost::program_options::options_description& options);
 
 // One subcommand of a program: `PROGRAM NAME SYNOPSIS  (SUMMARY)`.
 struct Subcommand {

@@ -34,9 +34,96 @@ TEST(ParseTest, AnUnknownOptionIsAUsageError) {
   }
 }
 
+TEST(ParseTest, AbbreviationsUnlessWholeNamesAreAsked) {
+  EXPECT_EQ(Parse({"--cou", "3"}, Options())["count"].as<int>(), 3);
+  EXPECT_THROW(Parse({"--cou", "3"}, Options(), {}, Names::kWhole), UsageError);
+}
+
 TEST(ParseTest, ABadValueAndAnExtraPositionalAreUsageErrors) {
   EXPECT_THROW(Parse({"--count", "many"}, Options()), UsageError);
   EXPECT_THROW(Parse({"one", "two"}, Options(), {"input"}), UsageError);
+}
+
+TEST(ParseTest, AnExtraPositionalIsNamed) {
+  try {
+    Parse({"one", "two"}, Options(), {"input"});
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "unexpected argument 'two'");
+  }
+}
+
+po::options_description CommandOptions() {
+  po::options_description o("options");
+  o.add_options()("help,h", Switch(), "this text")(
+      "list", po::value<std::vector<std::string>>()->value_name("LIST"),
+      "a list")("quiet", Switch(), "no output");
+  return o;
+}
+
+TEST(ParseWithCommandTest, TheCommandStartsAtDashDashOrTheFirstWord) {
+  std::vector<std::string> command;
+  po::variables_map vm =
+      ParseWithCommand({"--list", "a", "--quiet", "--", "run", "--list", "b"},
+                       CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(vm.count("quiet"), 1u);
+  EXPECT_EQ(command, (std::vector<std::string>{"run", "--list", "b"}));
+  EXPECT_EQ(ParseWithCommand({"--quiet", "--quiet"}, CommandOptions(), &command)
+                .count("quiet"),
+            1u);
+  vm = ParseWithCommand({"--list=x", "--list", "-", "run", "-h"},
+                        CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"x", "-"}));
+  EXPECT_EQ(vm.count("help"), 0u);
+  EXPECT_EQ(command, (std::vector<std::string>{"run", "-h"}));
+  vm = ParseWithCommand({"--list=", "-h"}, CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            std::vector<std::string>{""});
+  EXPECT_EQ(vm.count("help"), 1u);
+  EXPECT_TRUE(command.empty());
+}
+
+TEST(ParseWithCommandTest, AValueIsNeverReadAsAnOption) {
+  std::vector<std::string> command;
+  const po::variables_map vm = ParseWithCommand(
+      {"--list", "-h", "--list", "--quiet=", "--list", "", "run"},
+      CommandOptions(), &command);
+  EXPECT_EQ(vm["list"].as<std::vector<std::string>>(),
+            (std::vector<std::string>{"-h", "--quiet=", ""}));
+  EXPECT_EQ(vm.count("help") + vm.count("quiet"), 0u);
+  EXPECT_EQ(command, std::vector<std::string>{"run"});
+}
+
+TEST(ParseWithCommandTest, NamesAreWholeAndRefusalsAreUsageErrors) {
+  std::vector<std::string> command;
+  EXPECT_THROW(
+      ParseWithCommand({"--li", "a", "run"}, CommandOptions(), &command),
+      UsageError);
+  EXPECT_THROW(ParseWithCommand({"--list"}, CommandOptions(), &command),
+               UsageError);
+  EXPECT_THROW(
+      ParseWithCommand({"--quiet=1", "run"}, CommandOptions(), &command),
+      UsageError);
+  try {
+    ParseWithCommand({"-", "run"}, CommandOptions(), &command);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "unexpected argument '-'");
+  }
+}
+
+TEST(MarkdownTableTest, ARowPerOptionInOrder) {
+  po::options_description o("options");
+  o.add_options()("help,h", "this text")(
+      "mode", po::value<std::string>()->value_name("pad|pace"), "a or b|c");
+  EXPECT_EQ(MarkdownTable(o),
+            "| option | meaning |\n"
+            "| --- | --- |\n"
+            "| `--help`, `-h` | this text |\n"
+            "| `--mode pad\\|pace` | a or b\\|c |\n");
 }
 
 TEST(HelpTest, UsageThenOptions) {

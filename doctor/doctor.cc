@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/cli.h"
 #include "doctor/devices_check.h"
 #include "doctor/env_check.h"
 #include "doctor/libibverbs_check.h"
@@ -21,29 +22,64 @@ std::string FormatFinding(const Finding& f) {
   return "problem: " + f.text;
 }
 
+namespace {
+namespace po = boost::program_options;
+
+// The value given last of `name`'s, "" when not given.
+std::string Last(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::vector<std::string>>().back() : "";
+}
+
+}  // namespace
+
+const po::options_description& DoctorOptionsDescription() {
+  static const po::options_description options = [] {
+    po::options_description o("options");
+    o.add_options()("device",
+                    po::value<std::vector<std::string>>()->value_name("NAME"),
+                    "the RDMA device the self-test opens (default: the first)")(
+        "no-self-test", cli::Switch(),
+        "skip the self-test: doctor run again under the shim, connecting an "
+        "RC QP to itself on the device, which the shim must report")(
+        "help,h", cli::Switch(), "print the usage and the options, and exit");
+    return o;
+  }();
+  return options;
+}
+
+std::string DoctorSynopsis() {
+  std::string out;
+  for (const auto& d : DoctorOptionsDescription().options()) {
+    if (d->long_name() == "help") continue;
+    const std::string value = d->format_parameter();
+    out += (out.empty() ? "[--" : " [--") + d->long_name() +
+           (value.empty() ? "" : " " + value) + "]";
+  }
+  return out;
+}
+
 std::string DoctorUsage() {
-  return "usage: verbsemu doctor [--device NAME] [--no-self-test]";
+  return "usage: verbsemu doctor " + DoctorSynopsis();
 }
 
 DoctorOptions ParseDoctorArgs(const std::vector<std::string>& args) {
   DoctorOptions o;
-  for (size_t i = 0; i < args.size() && o.error.empty(); ++i) {
-    const std::string& a = args[i];
-    const bool has_value = i + 1 < args.size();
-    if (a == "-h" || a == "--help") {
-      o.help = true;
-    } else if (a == "--no-self-test") {
-      o.self_test = false;
-    } else if ((a == "--device" || a == "--self-test-child") && has_value &&
-               !args[i + 1].empty()) {
-      (a == "--device" ? o.device : o.child_device) = args[++i];
-    } else if (a.starts_with("--device=") && a.size() > 9) {
-      o.device = a.substr(9);
-    } else if (a == "--device" || a == "--self-test-child") {
-      o.error = a + " needs a device name";
-    } else {
-      o.error = "unknown argument '" + a + "'";
+  po::options_description all;
+  all.add(DoctorOptionsDescription())
+      .add_options()("self-test-child", po::value<std::vector<std::string>>());
+  try {
+    const po::variables_map vm = cli::Parse(args, all, {}, cli::Names::kWhole);
+    o.help = vm.count("help") > 0;
+    o.self_test = vm.count("no-self-test") == 0;
+    o.device = Last(vm, "device");
+    o.child_device = Last(vm, "self-test-child");
+    for (const char* name : {"device", "self-test-child"}) {
+      if (vm.count(name) && Last(vm, name).empty()) {
+        o.error = "--" + std::string(name) + " needs a device name";
+      }
     }
+  } catch (const cli::UsageError& e) {
+    o.error = e.what();
   }
   if (!o.error.empty()) o.error += " (" + DoctorUsage() + ")";
   return o;
@@ -123,7 +159,8 @@ int DoctorCommand(const std::vector<std::string>& args,
     return 2;
   }
   if (o.help) {
-    std::printf("%s\n", DoctorUsage().c_str());
+    std::fputs(cli::Help(DoctorUsage(), DoctorOptionsDescription()).c_str(),
+               stdout);
     return 0;
   }
   if (!o.child_device.empty()) return RunSelfTestChild(o.child_device);

@@ -6,6 +6,7 @@
 #ifndef VERBSEMU_DOCTOR_DOCTOR_H_
 #define VERBSEMU_DOCTOR_DOCTOR_H_
 
+#include <boost/program_options.hpp>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -24,10 +25,18 @@ struct DoctorOptions {
   std::string error;  // one line; empty when the arguments are fine
 };
 
+// The options --help lists: the parser, the usage and verbsemu's table
+// of subcommands come from it (--self-test-child is the parser's alone).
+const boost::program_options::options_description& DoctorOptionsDescription();
+
+// "[--device NAME] [--no-self-test]", from the description.
+std::string DoctorSynopsis();
+
+// "usage: verbsemu doctor " and the synopsis.
+std::string DoctorUsage();
+
 // Parses the arguments after "doctor".
 DoctorOptions ParseDoctorArgs(const std::vector<std::string>& args);
-
-std::string DoctorUsage();
 
 // Every check, in order: libibverbs, devices, environment, shared memory,
 // the self-test.

@@ -50,11 +50,30 @@ TEST(ParseDoctorArgs, Options) {
 
 TEST(ParseDoctorArgs, BadArgumentsAreOneLine) {
   EXPECT_EQ(ParseDoctorArgs({"--fast"}).error,
-            "unknown argument '--fast' (usage: verbsemu doctor [--device "
+            "unrecognised option '--fast' (usage: verbsemu doctor [--device "
             "NAME] [--no-self-test])");
   EXPECT_EQ(ParseDoctorArgs({"--device"}).error,
+            "the required argument for option '--device' is missing (usage: "
+            "verbsemu doctor [--device NAME] [--no-self-test])");
+  EXPECT_EQ(ParseDoctorArgs({"--device", ""}).error,
             "--device needs a device name (usage: verbsemu doctor [--device "
             "NAME] [--no-self-test])");
+  EXPECT_EQ(ParseDoctorArgs({"rxe0"}).error,
+            "unexpected argument 'rxe0' (usage: verbsemu doctor [--device "
+            "NAME] [--no-self-test])");
+  // Names in full: --self-test is not --self-test-child.
+  EXPECT_FALSE(ParseDoctorArgs({"--self-test", "rxe0"}).error.empty());
+  EXPECT_FALSE(ParseDoctorArgs({"--dev", "rxe0"}).error.empty());
+}
+
+// The usage and verbsemu's table of subcommands come from the options.
+TEST(ParseDoctorArgs, TheUsageComesFromTheOptions) {
+  EXPECT_EQ(DoctorSynopsis(), "[--device NAME] [--no-self-test]");
+  const DoctorOptions twice = ParseDoctorArgs(
+      {"--no-self-test", "--device", "a", "--no-self-test", "--device=b"});
+  EXPECT_TRUE(twice.error.empty()) << twice.error;
+  EXPECT_EQ(twice.device, "b");
+  EXPECT_FALSE(twice.self_test);
 }
 
 TEST(RunChecks, HealthyMachineExitsZeroAndTestsTheFirstDevice) {

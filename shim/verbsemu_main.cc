@@ -127,6 +127,7 @@ int Launch(const std::string& command, const std::vector<std::string>& rest) {
 // The subcommands: the dispatch and the usage come from this one table.
 const std::vector<verbsemu::cli::Subcommand>& Commands() {
   using Args = std::vector<std::string>;
+  static const std::string doctor = verbsemu::doctor::DoctorSynopsis();
   static const std::vector<verbsemu::cli::Subcommand> table = {
       {"run", "[FLAGS] -- CMD ARGS...", "",
        [](const Args& a) { return Launch("run", a); }},
@@ -135,7 +136,7 @@ const std::vector<verbsemu::cli::Subcommand>& Commands() {
       {"knobs", "[--markdown]", "",
        [](const Args& a) { return Launch("knobs", a); }},
       {"sweep", "[SWEEP FLAGS] -- CMD ARGS...", "verbsemu sweep -h", Sweep},
-      {"doctor", "[--device NAME] [--no-self-test]",
+      {"doctor", doctor,
        "checks this machine; exit 0: emulation reaches what it sees",
        [](const Args& a) {
          return verbsemu::doctor::DoctorCommand(a, SelfExe());

@@ -24,14 +24,19 @@ namespace verbsemu::sweep {
 struct DurationAxis {
   std::string_view flag;  // --overhead
   std::string_view name;  // overhead
-  std::string_view help;  // for the usage line
+  std::string_view help;  // for --help and docs/sweep.md
 };
 inline constexpr size_t kDurationAxisCount = 3;
 inline constexpr std::array<DurationAxis, kDurationAxisCount> kDurationAxes = {
-    {{"--overhead", "overhead", "LogGP o: CPU time per WR posted (0,1us,2us)"},
+    {{"--overhead", "overhead",
+      "LogGP's o: CPU time per WR spun inside the posting call, such as "
+      "0,1us,2us"},
      {"--recv-overhead", "recv_overhead",
-      "LogGP o: CPU time per receive completion"},
-     {"--gap", "gap", "LogGP g: least time between messages"}}};
+      "LogGP's o on the receive side: CPU time per receive completion "
+      "ibv_poll_cq returns"},
+     {"--gap", "gap",
+      "LogGP's g: least time between message starts per QP (a message rate "
+      "of 1/g), such as 0,500ns,1us"}}};
 // One value per axis: the lists asked for, or a point's values as given.
 using DurationTexts = std::array<std::string, kDurationAxisCount>;
 using DurationNs = std::array<double, kDurationAxisCount>;

@@ -85,7 +85,9 @@ std::string GoalText(const PrecisionGoal& goal);
 // microseconds ("2.5").
 std::string ControlCommand(const std::string& control, double latency_ns);
 
-// argv after "sweep". `now` names the default output directory.
+// argv after "sweep", against SweepOptions() (sweep/options.h): the flags,
+// then the command after "--" or from its first word. `default_out` is the
+// output directory unless --out gives one; `seed` the seed unless --seed.
 ParsedArgs ParseSweepArgs(const std::vector<std::string>& args,
                           const std::string& default_out, uint64_t seed);
 
@@ -98,6 +100,7 @@ std::string PlanToJson(const SweepPlan& plan);
 std::optional<SweepPlan> PlanFromJson(const std::string& text,
                                       std::string* why);
 
+// --help: the usage, SweepOptions() and what a signal does.
 std::string SweepUsage();
 
 }  // namespace verbsemu::sweep

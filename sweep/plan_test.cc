@@ -29,6 +29,31 @@ TEST(PlanTest, FlagsAndTheCommand) {
   EXPECT_EQ(q.plan->command, (std::vector<std::string>{"./app", "-v"}));
 }
 
+// As ever: a value is taken as given, even one that looks like a flag; a
+// flag given twice counts the last time; a command's own flags are its own.
+TEST(PlanTest, ValuesAndRepeatsReadAsTheyAlwaysDid) {
+  const ParsedArgs p = ParseSweepArgs(
+      {"--metric-name", "-h", "--latency", "0", "--latency=0,1us", "--no-plot",
+       "--no-plot", "--bandwidth=", "--metric-unit", "--x=", "./app",
+       "--latency", "5us", "-h"},
+      "o", 1);
+  ASSERT_TRUE(p.plan) << p.error;
+  EXPECT_FALSE(p.help);
+  EXPECT_EQ(p.plan->metric_name, "-h");
+  EXPECT_EQ(p.plan->metric_unit, "--x=");
+  EXPECT_EQ(p.plan->latencies, "0,1us");
+  EXPECT_EQ(p.plan->bandwidths, "");
+  EXPECT_FALSE(p.plan->plot);
+  EXPECT_EQ(p.plan->command,
+            (std::vector<std::string>{"./app", "--latency", "5us", "-h"}));
+  // Flags are named in full.
+  const ParsedArgs abbreviated =
+      ParseSweepArgs({"--lat", "1us", "--", "./app"}, "o", 1);
+  EXPECT_FALSE(abbreviated.plan);
+  EXPECT_EQ(abbreviated.error,
+            "unrecognised option '--lat' (see verbsemu sweep -h)");
+}
+
 TEST(PlanTest, LogGpAxesAreOptionsKeptInThePlan) {
   ParsedArgs p = ParseSweepArgs({"--overhead", "0,1us", "--recv-overhead=0,2us",
                                  "--gap", "0,250ns", "--", "./app"},

@@ -1,5 +1,5 @@
 // The options of an adaptive sweep (--precision, --max-blocks, --budget),
-// parsed for plan.cc's argument reader.
+// parsed for the sweep's argument reader (options.cc).
 #ifndef VERBSEMU_SWEEP_PRECISION_OPTIONS_H_
 #define VERBSEMU_SWEEP_PRECISION_OPTIONS_H_
 

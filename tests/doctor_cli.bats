@@ -58,7 +58,7 @@ setup() {
   run "$verbsemu" doctor --fast
   [ "$status" = 2 ]
   [ "${#lines[@]}" = 1 ]
-  [ "$output" = "verbsemu doctor: unknown argument '--fast' (usage: verbsemu doctor [--device NAME] [--no-self-test])" ]
+  [ "$output" = "verbsemu doctor: unrecognised option '--fast' (usage: verbsemu doctor [--device NAME] [--no-self-test])" ]
   run "$verbsemu" doctor --device
   [ "$status" = 2 ]
   [ "${#lines[@]}" = 1 ]

@@ -3,10 +3,10 @@
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/cli.h"
 #include "emulate/units.h"
 #include "models/contention/contentionfit_data.h"
 #include "models/contention/graph.h"
@@ -198,20 +198,11 @@ po::options_description Options() {
 // Every option is parsed here and in the Read* functions below.
 po::variables_map ParseCommandLine(const std::vector<std::string>& args,
                                    const po::options_description& options) {
-  po::options_description all;
-  all.add(options).add_options()("command", po::value<std::string>())(
-      "operand", po::value<std::string>());
-  po::positional_options_description pos;
-  pos.add("command", 1).add("operand", 1);
-  po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
+    return cli::Parse(args, options, {"command", "operand"});
+  } catch (const UsageError& e) {
     throw UsageError(std::string(e.what()) + " (" + kUsage + ")");
   }
-  return vm;
 }
 
 FitOptions ReadFitOptions(const po::variables_map& vm) {
@@ -277,7 +268,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   const po::options_description options = Options();
   const po::variables_map vm = ParseCommandLine(args, options);
   if (vm.count("help")) {
-    out << kUsage << "\n" << options;
+    out << cli::Help(kUsage, options);
     return 0;
   }
   if (vm.count("version"))
@@ -310,18 +301,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
 
 int RunContentionfit(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
-  try {
-    return Run(args, out);
-  } catch (const UsageError& e) {
-    err << "contentionfit: error: " << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    err << "contentionfit: error: " << e.what() << "\n";
-    return 1;
-  } catch (...) {
-    err << "contentionfit: error: unexpected failure\n";
-    return 1;
-  }
+  return cli::Run("contentionfit: error", err, [&] { return Run(args, out); });
 }
 
 }  // namespace verbsemu::contention

@@ -8,15 +8,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "cli/cli.h"
 #include "models/contention/fit.h"
 #include "models/contention/synth.h"
 
 namespace verbsemu::contention {
 
 // A mistake on the command line: exit 2.
-struct UsageError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
+using UsageError = cli::UsageError;
 // Input the model cannot take (a graph, a file, times): exit 1.
 struct DataError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;

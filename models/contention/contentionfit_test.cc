@@ -135,7 +135,7 @@ const std::vector<BadCase>& BadCases() {
       {{"fits", "a>b"}, 2, "unknown command 'fits'"},
       {{"predict"}, 2, "no GRAPH, e\\.g\\. a>b,a>c"},
       {{"predict", "a>b", "--bogus"}, 2, "unrecogni[sz]ed option"},
-      {{"predict", "a>b", "c>d"}, 2, "too many positional options"},
+      {{"predict", "a>b", "c>d"}, 2, "unexpected argument 'c>d' \\(usage: "},
       {{"predict", "a>b", "--model", "mm2011"},
        2,
        "--model must be one of mm2011-node, mm2011-edge, maxmin, ib-hol, not "

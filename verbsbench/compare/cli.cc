@@ -3,9 +3,9 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
+#include "cli/cli.h"
 #include "verbsbench/compare/compare.h"
 #include "verbsbench/compare/format.h"
 #include "verbsbench/compare/plot_command.h"
@@ -23,7 +23,7 @@ const char* kUsage =
     "  ratios NEW/BASE and the KS and Wasserstein-1 distances of the two\n"
     "  distributions. Exit 0: every threshold holds (none given: report\n"
     "  only); 1: a threshold is crossed (one line each on stderr); 2: bad\n"
-    "  usage, unreadable or mismatched files, or a failed plot.\n";
+    "  usage, unreadable or mismatched files, or a failed plot.";
 
 struct Args {
   std::vector<std::string> files;
@@ -113,25 +113,14 @@ void ApplyThresholds(const po::variables_map& vm, Args& a) {
 // Throws std::invalid_argument with a one-line message on bad usage.
 Args Parse(int argc, const char* const argv[], std::string& help) {
   Args a;
-  po::options_description desc = Describe(a);
-  po::options_description all;
-  all.add(desc).add_options()(
-      "file", po::value<std::vector<std::string>>(&a.files)->composing());
-  po::positional_options_description pos;
-  pos.add("file", -1);
-  po::variables_map vm;
-  try {
-    po::store(
-        po::command_line_parser(argc, argv).options(all).positional(pos).run(),
-        vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw std::invalid_argument(e.what());
-  }
-  std::ostringstream text;
-  text << kUsage << desc;
-  help = text.str();
+  const po::options_description desc = Describe(a);
+  const po::variables_map vm = verbsemu::cli::Parse(
+      std::vector<std::string>(argv + 1, argv + argc), desc, {"base", "new"});
+  help = verbsemu::cli::Help(kUsage, desc);
   if (a.help) return a;
+  for (const char* name : {"base", "new"}) {
+    if (vm.count(name)) a.files.push_back(vm[name].as<std::string>());
+  }
   if (a.files.size() != 2) {
     throw std::invalid_argument("needs BASE.json and NEW.json (" +
                                 std::to_string(a.files.size()) +
