@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
-#include <fstream>
 #include <initializer_list>
 #include <map>
-#include <sstream>
 #include <string>
+
+#include "base/doc_section.h"
 
 namespace verbsemu::shim {
 namespace {
@@ -263,20 +263,11 @@ TEST(KnobTableTest, UsageAndTableNameEveryKnob) {
 }
 
 // docs/shim.md carries the table between markers; regenerate it with
-// `bazel-bin/shim/verbsemu knobs --markdown`.
+// `bazel-bin/shim/verbsemu knobs --markdown` (base/doc_section.h).
 TEST(KnobTableTest, DocsTableIsCurrent) {
-  std::ifstream in("docs/shim.md");
-  ASSERT_TRUE(in) << "docs/shim.md not in the test's runfiles";
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string doc = text.str();
-  const std::string begin = "<!-- knobs:begin -->\n",
-                    end = "<!-- knobs:end -->";
-  const size_t b = doc.find(begin), e = doc.find(end);
-  ASSERT_NE(b, std::string::npos);
-  ASSERT_NE(e, std::string::npos);
-  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()),
-            KnobsMarkdownTable())
+  std::string table, why;
+  ASSERT_TRUE(base::DocSection("docs/shim.md", "knobs", &table, &why)) << why;
+  EXPECT_EQ(table, KnobsMarkdownTable())
       << "regenerate with: bazel-bin/shim/verbsemu knobs --markdown";
 }
 

@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "base/doc_section.h"
 #include "settings/knobs.h"
 #include "sweep/grid.h"
 #include "sweep/plan.h"
@@ -36,18 +35,10 @@ TEST(SweepOptionsTest, UsageAndTableNameEveryOption) {
 // docs/sweep.md carries the table between markers; regenerate it with
 // `bazel run //sweep:options_markdown`.
 TEST(SweepOptionsTest, DocsTableIsCurrent) {
-  std::ifstream in("docs/sweep.md");
-  ASSERT_TRUE(in) << "docs/sweep.md not in the test's runfiles";
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string doc = text.str();
-  const std::string begin = "<!-- sweep-options:begin -->\n",
-                    end = "<!-- sweep-options:end -->";
-  const size_t b = doc.find(begin), e = doc.find(end);
-  ASSERT_NE(b, std::string::npos);
-  ASSERT_NE(e, std::string::npos);
-  EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()),
-            SweepOptionsMarkdown())
+  std::string table, why;
+  ASSERT_TRUE(base::DocSection("docs/sweep.md", "sweep-options", &table, &why))
+      << why;
+  EXPECT_EQ(table, SweepOptionsMarkdown())
       << "regenerate with: bazel run //sweep:options_markdown, pasted "
          "between the markers of docs/sweep.md";
 }
