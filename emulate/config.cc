@@ -36,30 +36,6 @@ std::optional<BandwidthTarget> ParseBandwidth(std::string_view text,
   return bw;
 }
 
-std::optional<BwMode> ParseBwMode(std::string_view text) {
-  if (text == "pad") return BwMode::kPad;
-  if (text == "pace") return BwMode::kPace;
-  return std::nullopt;
-}
-
-std::optional<LatencyMode> ParseLatencyMode(std::string_view text) {
-  if (text == "spin") return LatencyMode::kSpin;
-  if (text == "defer") return LatencyMode::kDefer;
-  return std::nullopt;
-}
-
-std::optional<GapScope> ParseGapScope(std::string_view text) {
-  if (text == "qp") return GapScope::kQp;
-  if (text == "port") return GapScope::kPort;
-  return std::nullopt;
-}
-
-std::optional<Fabric> ParseFabric(std::string_view text) {
-  if (text == "egress") return Fabric::kEgress;
-  if (text == "links") return Fabric::kLinks;
-  return std::nullopt;
-}
-
 std::string FormatBandwidth(const BandwidthTarget& bw) {
   char buf[48];
   switch (bw.kind) {

@@ -4,11 +4,14 @@
 #ifndef VERBSEMU_EMULATE_CONFIG_H_
 #define VERBSEMU_EMULATE_CONFIG_H_
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "base/enum_table.h"
 #include "emulate/delay_distribution.h"
 
 namespace verbsemu::emulate {
@@ -78,12 +81,37 @@ struct Config {
 // "25Gbit/s" (emulate/units.h). nullopt with `why` set on anything else.
 std::optional<BandwidthTarget> ParseBandwidth(std::string_view text,
                                               std::string* why = nullptr);
-std::optional<BwMode> ParseBwMode(std::string_view text);
-std::optional<LatencyMode> ParseLatencyMode(std::string_view text);
-std::optional<GapScope> ParseGapScope(std::string_view text);
-std::optional<Fabric> ParseFabric(std::string_view text);
 std::string FormatBandwidth(const BandwidthTarget& bw);
 
 }  // namespace verbsemu::emulate
+
+// The spellings of the modes (base::ParseEnum, base::EnumName): the knobs'
+// values, usage lines and messages, and the report's names, all from here.
+namespace verbsemu::base {
+template <>
+struct EnumTable<emulate::BwMode> {
+  static constexpr std::array<std::pair<emulate::BwMode, const char*>, 2>
+      kRows = {
+          {{emulate::BwMode::kPad, "pad"}, {emulate::BwMode::kPace, "pace"}}};
+};
+template <>
+struct EnumTable<emulate::LatencyMode> {
+  static constexpr std::array<std::pair<emulate::LatencyMode, const char*>, 2>
+      kRows = {{{emulate::LatencyMode::kSpin, "spin"},
+                {emulate::LatencyMode::kDefer, "defer"}}};
+};
+template <>
+struct EnumTable<emulate::GapScope> {
+  static constexpr std::array<std::pair<emulate::GapScope, const char*>, 2>
+      kRows = {
+          {{emulate::GapScope::kQp, "qp"}, {emulate::GapScope::kPort, "port"}}};
+};
+template <>
+struct EnumTable<emulate::Fabric> {
+  static constexpr std::array<std::pair<emulate::Fabric, const char*>, 2>
+      kRows = {{{emulate::Fabric::kEgress, "egress"},
+                {emulate::Fabric::kLinks, "links"}}};
+};
+}  // namespace verbsemu::base
 
 #endif  // VERBSEMU_EMULATE_CONFIG_H_

@@ -37,9 +37,10 @@ TEST(ParseBandwidthTest, Rejects) {
 }
 
 TEST(ParseBwModeTest, PadAndPace) {
-  EXPECT_EQ(*ParseBwMode("pad"), BwMode::kPad);
-  EXPECT_EQ(*ParseBwMode("pace"), BwMode::kPace);
-  EXPECT_FALSE(ParseBwMode("PAD").has_value());
+  EXPECT_EQ(*base::ParseEnum<BwMode>("pad"), BwMode::kPad);
+  EXPECT_EQ(*base::ParseEnum<BwMode>("pace"), BwMode::kPace);
+  EXPECT_FALSE(base::ParseEnum<BwMode>("PAD").has_value());
+  EXPECT_EQ(base::kEnumBar<BwMode>, "pad|pace");
 }
 
 TEST(ConfigTest, ModesFollowTheBandwidthTarget) {

@@ -2,7 +2,9 @@
 
 #include <csignal>
 #include <cstdio>
+#include <type_traits>
 
+#include "base/enum_table.h"
 #include "emulate/units.h"
 
 namespace verbsemu::shim {
@@ -23,6 +25,13 @@ template <class T, class Field>
 bool Store(const std::optional<T>& parsed, Field* field) {
   if (parsed) *field = *parsed;
   return parsed.has_value();
+}
+
+// An enum setting of the engine's, spelled as its EnumTable spells it.
+template <auto kField>
+bool ApplyEnum(std::string_view t, Settings* s, std::string*) {
+  using E = std::remove_reference_t<decltype(s->engine.*kField)>;
+  return Store(base::ParseEnum<E>(t), &(s->engine.*kField));
 }
 
 // A constant duration up to one second, into `field`.
@@ -63,14 +72,6 @@ bool ApplyGap(std::string_view t, Settings* s, std::string* why) {
   return StoreDuration(t, &s->engine.gap_ns, why);
 }
 
-bool ApplyGapScope(std::string_view t, Settings* s, std::string*) {
-  return Store(emulate::ParseGapScope(t), &s->engine.gap_scope);
-}
-
-bool ApplyFabric(std::string_view t, Settings* s, std::string*) {
-  return Store(emulate::ParseFabric(t), &s->engine.fabric);
-}
-
 bool ApplySeed(std::string_view t, Settings* s, std::string* why) {
   uint64_t v = 0;
   if (t.empty() || t.size() > 20) return false;
@@ -89,14 +90,6 @@ bool ApplySeed(std::string_view t, Settings* s, std::string* why) {
 
 bool ApplyBandwidth(std::string_view t, Settings* s, std::string* why) {
   return Store(emulate::ParseBandwidth(t, why), &s->engine.bandwidth);
-}
-
-bool ApplyBwMode(std::string_view t, Settings* s, std::string*) {
-  return Store(emulate::ParseBwMode(t), &s->engine.bw_mode);
-}
-
-bool ApplyLatencyMode(std::string_view t, Settings* s, std::string*) {
-  return Store(emulate::ParseLatencyMode(t), &s->engine.latency_mode);
 }
 
 bool ApplyPadThreshold(std::string_view t, Settings* s, std::string* why) {
@@ -224,12 +217,13 @@ constexpr Knob kKnobs[] = {
      "verbsbench lat --json report)",
      "0", "one-way latency added to every send-side post, drawn per post",
      ApplyLatency},
-    {"VERBSEMU_LATENCY_MODE", "--latency-mode", "spin|defer", "spin or defer",
-     "spin",
+    {"VERBSEMU_LATENCY_MODE", "--latency-mode",
+     base::kEnumBar<emulate::LatencyMode>,
+     base::kEnumChoices<emulate::LatencyMode>, "spin",
      "spin: the posting thread waits out the latency; defer: the post "
      "returns at once and reaches the device the latency later, so the "
      "message rate stays",
-     ApplyLatencyMode},
+     ApplyEnum<&emulate::Config::latency_mode>},
     {"VERBSEMU_OVERHEAD", "--overhead", "D",
      "a duration up to 1s such as 1us, 500ns, 0", "0",
      "LogGP's o (send side): CPU time spun inside ibv_post_send and "
@@ -245,10 +239,11 @@ constexpr Knob kKnobs[] = {
      "LogGP's g: the least time between the starts of two messages (a "
      "message-rate limit of 1/D), per QP or per port",
      ApplyGap},
-    {"VERBSEMU_GAP_SCOPE", "--gap-scope", "qp|port", "qp or port", "qp",
+    {"VERBSEMU_GAP_SCOPE", "--gap-scope", base::kEnumBar<emulate::GapScope>,
+     base::kEnumChoices<emulate::GapScope>, "qp",
      "qp: each QP has its own gap; port: every QP of the node's processes "
      "on a port shares one",
-     ApplyGapScope},
+     ApplyEnum<&emulate::Config::gap_scope>},
     {"VERBSEMU_SEED", "--seed", "N", "a whole number such as 42",
      "random (the report prints it)",
      "seed of the latency draws, so a run can be repeated", ApplySeed},
@@ -256,14 +251,16 @@ constexpr Knob kKnobs[] = {
      "a rate such as 25Gbit/s, 800Mbit/s, 3GiB/s, or a share of the link "
      "such as 40%",
      "native", "bandwidth the link is narrowed to", ApplyBandwidth},
-    {"VERBSEMU_BW_MODE", "--bw-mode", "pad|pace", "pad or pace", "pad",
+    {"VERBSEMU_BW_MODE", "--bw-mode", base::kEnumBar<emulate::BwMode>,
+     base::kEnumChoices<emulate::BwMode>, "pad",
      "how bandwidth is taken away: padding traffic, or pacing posts",
-     ApplyBwMode},
-    {"VERBSEMU_FABRIC", "--fabric", "egress|links", "egress or links", "egress",
+     ApplyEnum<&emulate::Config::bw_mode>},
+    {"VERBSEMU_FABRIC", "--fabric", base::kEnumBar<emulate::Fabric>,
+     base::kEnumChoices<emulate::Fabric>, "egress",
      "which links a transfer's bandwidth is limited on: egress, its sending "
      "port's; links, also its receiving port's, so that senders into one "
      "port share its rate (within one node's shared memory)",
-     ApplyFabric},
+     ApplyEnum<&emulate::Config::fabric>},
     {"VERBSEMU_PAD_THRESHOLD", "--pad-threshold", "S",
      "a size such as 65536, 64KiB, 1MiB", "64KiB",
      "padding owed is sent once it reaches this many bytes", ApplyPadThreshold},

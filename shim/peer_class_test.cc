@@ -165,7 +165,7 @@ TEST_F(PeerClassTest, AClassBandwidthAloneNamesItsShaper) {
   EXPECT_TRUE(E().bw.pace());
   Configure(
       FromEnv("class spine latency=2us\nroute * 10.0.2.0/24 spine\n", nullptr));
-  EXPECT_EQ(E().bw.shaper, BandwidthState::Shaper::kNone);
+  EXPECT_FALSE(E().bw.shaper.has_value());
 }
 
 TEST_F(PeerClassTest, MatchesTheLocalPortToo) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/enum_table.h"
 #include "verbsbench/histogram.h"
 
 namespace verbsbench {
@@ -35,66 +36,64 @@ enum class Op { kSend, kWrite, kRead };
 // the environment shows a launcher and no HOST is given (rte/launcher.h).
 enum class Rte { kAuto, kTcp, kMpi };
 
-// The one spelling of each enum value (EnumTable<E>::kRows).
-template <class E>
-struct EnumTable;
+}  // namespace verbsbench
+
+// The one spelling of each enum value (base/enum_table.h).
+namespace verbsemu::base {
 template <>
-struct EnumTable<Mode> {
-  static constexpr std::array<std::pair<Mode, const char*>, 4> kRows = {
-      {{Mode::kLat, "lat"},
-       {Mode::kBw, "bw"},
-       {Mode::kLop, "lop"},
-       {Mode::kLoggp, "loggp"}}};
+struct EnumTable<verbsbench::Mode> {
+  static constexpr std::array<std::pair<verbsbench::Mode, const char*>, 4>
+      kRows = {{{verbsbench::Mode::kLat, "lat"},
+                {verbsbench::Mode::kBw, "bw"},
+                {verbsbench::Mode::kLop, "lop"},
+                {verbsbench::Mode::kLoggp, "loggp"}}};
 };
 template <>
-struct EnumTable<Cm> {
-  static constexpr std::array<std::pair<Cm, const char*>, 3> kRows = {
-      {{Cm::kAuto, "auto"}, {Cm::kRdmacm, "rdmacm"}, {Cm::kTcp, "tcp"}}};
+struct EnumTable<verbsbench::Cm> {
+  static constexpr std::array<std::pair<verbsbench::Cm, const char*>, 3> kRows =
+      {{{verbsbench::Cm::kAuto, "auto"},
+        {verbsbench::Cm::kRdmacm, "rdmacm"},
+        {verbsbench::Cm::kTcp, "tcp"}}};
 };
 template <>
-struct EnumTable<Wait> {
-  static constexpr std::array<std::pair<Wait, const char*>, 3> kRows = {
-      {{Wait::kSpin, "spin"},
-       {Wait::kYield, "yield"},
-       {Wait::kEvent, "event"}}};
+struct EnumTable<verbsbench::Wait> {
+  static constexpr std::array<std::pair<verbsbench::Wait, const char*>, 3>
+      kRows = {{{verbsbench::Wait::kSpin, "spin"},
+                {verbsbench::Wait::kYield, "yield"},
+                {verbsbench::Wait::kEvent, "event"}}};
 };
 template <>
-struct EnumTable<Rte> {
-  static constexpr std::array<std::pair<Rte, const char*>, 3> kRows = {
-      {{Rte::kAuto, "auto"}, {Rte::kTcp, "tcp"}, {Rte::kMpi, "mpi"}}};
+struct EnumTable<verbsbench::Rte> {
+  static constexpr std::array<std::pair<verbsbench::Rte, const char*>, 3>
+      kRows = {{{verbsbench::Rte::kAuto, "auto"},
+                {verbsbench::Rte::kTcp, "tcp"},
+                {verbsbench::Rte::kMpi, "mpi"}}};
 };
 template <>
-struct EnumTable<Op> {
-  static constexpr std::array<std::pair<Op, const char*>, 3> kRows = {
-      {{Op::kSend, "send"}, {Op::kWrite, "write"}, {Op::kRead, "read"}}};
+struct EnumTable<verbsbench::Op> {
+  static constexpr std::array<std::pair<verbsbench::Op, const char*>, 3> kRows =
+      {{{verbsbench::Op::kSend, "send"},
+        {verbsbench::Op::kWrite, "write"},
+        {verbsbench::Op::kRead, "read"}}};
 };
 
+}  // namespace verbsemu::base
+
+namespace verbsbench {
+
+// The table's spellings (base/enum_table.h) under verbsbench's names.
 template <class E>
-const char* Name(E value) {
-  for (const auto& [e, name] : EnumTable<E>::kRows) {
-    if (e == value) return name;
-  }
-  return "?";
+constexpr const char* Name(E value) {
+  return verbsemu::base::EnumName(value);
 }
-
 template <class E>
-std::optional<E> Parse(std::string_view text) {
-  for (const auto& [e, name] : EnumTable<E>::kRows) {
-    if (text == name) return e;
-  }
-  return std::nullopt;
+constexpr std::optional<E> Parse(std::string_view text) {
+  return verbsemu::base::ParseEnum<E>(text);
 }
-
 // "lat, bw or lop": the accepted spellings, for error messages.
 template <class E>
 std::string Choices() {
-  std::string s;
-  const auto& rows = EnumTable<E>::kRows;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) s += i + 1 == rows.size() ? " or " : ", ";
-    s += rows[i].second;
-  }
-  return s;
+  return std::string(verbsemu::base::kEnumChoices<E>);
 }
 
 struct Options {

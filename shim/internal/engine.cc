@@ -104,11 +104,9 @@ void ConfigureWithCalibration(const Settings& settings,
   e.config_error.clear();
   e.patching = true;
   e.emulating = settings.emulating();
-  using Shaper = BandwidthState::Shaper;
-  e.bw.shaper = !settings.bandwidth_enabled() ? Shaper::kNone
-                : settings.engine.bw_mode == emulate::BwMode::kPace
-                    ? Shaper::kPace
-                    : Shaper::kPad;
+  e.bw.shaper = settings.bandwidth_enabled()
+                    ? std::optional(settings.engine.bw_mode)
+                    : std::nullopt;
   e.defer.on = Wrapping::Deferring(settings);
   e.defer.lock_free_provider = e.defer.on ? LockFreeProvider() : "";
   e.classes.qps.assign(

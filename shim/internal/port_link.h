@@ -9,10 +9,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/enum_table.h"
+#include "emulate/config.h"
 #include "emulate/pacer.h"
 #include "shim/internal/ingress_link.h"
 #include "shim/internal/pad_sender.h"
@@ -27,16 +30,15 @@ struct QpState;
 
 // The bandwidth emulation's part of the shim's state (Engine::bw).
 struct BandwidthState {
-  // How bandwidth is taken away, chosen once when the shim is configured:
-  // not at all (no bandwidth set, globally or for a topology class), by
-  // padding or by pacing (--bw-mode).
-  enum class Shaper : uint8_t { kNone, kPad, kPace };
-  Shaper shaper = Shaper::kNone;
-  bool pad() const { return shaper == Shaper::kPad; }
-  bool pace() const { return shaper == Shaper::kPace; }
-  // "pad", "pace", or "" (none): the report's and its JSON's name.
+  // How bandwidth is taken away, chosen once when the shim is configured
+  // (--bw-mode); none when no bandwidth is set, globally or for a topology
+  // class.
+  std::optional<emulate::BwMode> shaper;
+  bool pad() const { return shaper == emulate::BwMode::kPad; }
+  bool pace() const { return shaper == emulate::BwMode::kPace; }
+  // Its spelling ("pad", "pace"), or "" for none: the report's name.
   const char* ShaperName() const {
-    return pad() ? "pad" : pace() ? "pace" : "";
+    return shaper ? base::EnumName(*shaper) : "";
   }
   // Each emulated link's real rate and its source, for the report: (device,
   // line). A leaf lock: taken under a context's mu.

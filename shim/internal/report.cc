@@ -39,16 +39,15 @@ std::string LatencyText(const Engine& e) {
 
 std::string Header(const Engine& e) {
   const emulate::Config& c = e.settings.engine;
+  const std::string shaper =
+      e.bw.shaper ? std::string(" (") + e.bw.ShaperName() + ")" : "";
   char line[1024];
   std::snprintf(line, sizeof line,
                 "verbsemu report (pid %d): latency %s%s, bandwidth %s%s, "
                 "TSC %.3f GHz, spin fixed cost %.0f ns%s%s\n",
                 static_cast<int>(getpid()), LatencyText(e).c_str(),
                 e.defer.on ? " (defer)" : "",
-                emulate::FormatBandwidth(c.bandwidth).c_str(),
-                e.bw.pad()    ? " (pad)"
-                : e.bw.pace() ? " (pace)"
-                              : "",
+                emulate::FormatBandwidth(c.bandwidth).c_str(), shaper.c_str(),
                 e.cal.ticks_per_ns,
                 e.cal.TicksToNs(e.cal.spin_fixed_cost_ticks),
                 e.cal.spin_pause ? "" : " (spin without pause: QEMU TCG)",
