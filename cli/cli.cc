@@ -24,10 +24,20 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
+// The options of `parsed` in their order, the positional ones left out.
+void ListGiven(const po::parsed_options& parsed, Given* given) {
+  given->clear();
+  for (const po::option& o : parsed.options) {
+    if (o.position_key >= 0 || o.string_key == kUnexpected) continue;
+    given->emplace_back(o.string_key,
+                        o.value.empty() ? std::string() : o.value.front());
+  }
+}
+
 po::variables_map Store(const std::vector<std::string>& args,
                         const po::options_description& options,
                         std::initializer_list<const char*> positional,
-                        int style) {
+                        int style, Given* given = nullptr) {
   po::options_description all;
   all.add(options);
   po::positional_options_description pos;
@@ -39,13 +49,14 @@ po::variables_map Store(const std::vector<std::string>& args,
   pos.add(kUnexpected, -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args)
-                  .options(all)
-                  .positional(pos)
-                  .style(style)
-                  .run(),
-              vm);
+    const po::parsed_options parsed = po::command_line_parser(args)
+                                          .options(all)
+                                          .positional(pos)
+                                          .style(style)
+                                          .run();
+    po::store(parsed, vm);
     po::notify(vm);
+    if (given != nullptr) ListGiven(parsed, given);
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -106,7 +117,8 @@ po::variables_map Parse(const std::vector<std::string>& args,
 
 po::variables_map ParseWithCommand(const std::vector<std::string>& args,
                                    const po::options_description& options,
-                                   std::vector<std::string>* command) {
+                                   std::vector<std::string>* command,
+                                   Given* given) {
   std::vector<std::string> head;
   size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -122,7 +134,8 @@ po::variables_map ParseWithCommand(const std::vector<std::string>& args,
   command->assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   return Store(head, options, {},
                po::command_line_style::default_style &
-                   ~po::command_line_style::allow_guessing);
+                   ~po::command_line_style::allow_guessing,
+               given);
 }
 
 std::string Help(std::string_view usage,

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace verbsemu::cli {
@@ -44,16 +45,23 @@ boost::program_options::variables_map Parse(
     std::initializer_list<const char*> positional = {},
     Names names = Names::kAbbreviated);
 
+// The options given on a command line in the order given, each by its long
+// name with its value ("" for a switch), an option given twice listed
+// twice: for a program whose later option overrides an earlier one of
+// another name, or which refuses the first bad value given.
+using Given = std::vector<std::pair<std::string, std::string>>;
+
 // The same for a program that runs a command, `PROGRAM [OPTIONS] [--]
 // COMMAND ARGS...`: the options end at "--" or at the first argument that
 // is neither an option nor an option's value, and that command and its
 // arguments go to `*command` as given, options of their own included.
 // Options are named in full (no abbreviations), so that which argument is
 // a value does not depend on a guess. "--NAME=" gives NAME an empty value.
+// `given`, when not null, receives the options in the order given.
 boost::program_options::variables_map ParseWithCommand(
     const std::vector<std::string>& args,
     const boost::program_options::options_description& options,
-    std::vector<std::string>* command);
+    std::vector<std::string>* command, Given* given = nullptr);
 
 // What --help prints: the usage, a newline, the options.
 std::string Help(std::string_view usage,

@@ -97,6 +97,20 @@ TEST(ParseWithCommandTest, AValueIsNeverReadAsAnOption) {
   EXPECT_EQ(command, std::vector<std::string>{"run"});
 }
 
+TEST(ParseWithCommandTest, TheOptionsGivenInTheirOrder) {
+  std::vector<std::string> command;
+  Given given;
+  ParseWithCommand({"--list", "b", "-h", "--quiet", "--list=a", "--list", "",
+                    "--", "run", "--list", "c"},
+                   CommandOptions(), &command, &given);
+  EXPECT_EQ(given, (Given{{"list", "b"},
+                          {"help", ""},
+                          {"quiet", ""},
+                          {"list", "a"},
+                          {"list", ""}}));
+  EXPECT_EQ(command, (std::vector<std::string>{"run", "--list", "c"}));
+}
+
 TEST(ParseWithCommandTest, NamesAreWholeAndRefusalsAreUsageErrors) {
   std::vector<std::string> command;
   EXPECT_THROW(

@@ -2,10 +2,12 @@
 
 #include <string_view>
 
+#include "cli/cli.h"
 #include "settings/knobs.h"
 
 namespace verbsemu::shim {
 namespace {
+namespace po = boost::program_options;
 
 void Set(LaunchPlan& plan, const std::string& var, const std::string& value) {
   for (auto& kv : plan.env) {
@@ -78,46 +80,110 @@ bool ApplyFormat(const std::string& value, LaunchPlan& plan) {
   return true;
 }
 
-enum class Step { kNext, kStop, kError };
+constexpr const char* kHelpHelp = "print the usage and the options, and exit";
 
-// Consumes the option at args[i] (and its value); kStop at the command.
-Step ParseOption(const std::vector<std::string>& args, size_t& i,
-                 LaunchPlan& plan) {
-  const std::string& a = args[i];
-  if (a == "--markdown" && plan.mode == LaunchPlan::Mode::kKnobs) {
-    return ApplyFormat("markdown", plan) ? Step::kNext : Step::kError;
+// Every knob's flag with its metavar, and what it does.
+void AddKnobs(po::options_description& o) {
+  for (const Knob& k : Knobs()) {
+    const std::string help = std::string(k.effect) + " (" + std::string(k.env) +
+                             "; default " + std::string(k.fallback) + ")";
+    o.add_options()(std::string(k.flag.substr(2)).c_str(),
+                    po::value<std::vector<std::string>>()->value_name(
+                        std::string(k.metavar)),
+                    help.c_str());
   }
-  std::string name = a, value;
-  const size_t eq = a.find('=');
-  if (eq != std::string::npos) {
-    name = a.substr(0, eq);
-    value = a.substr(eq + 1);
+}
+
+// `group` inside a description of its own: as a group, its widest option
+// is printed two spaces clear of its description, not one (help2man then
+// reads every line of `verbsemu --help` as an option), after a blank line.
+po::options_description AsGroup(const po::options_description& group) {
+  po::options_description o;
+  o.add(group);
+  return o;
+}
+
+po::options_description DescribeRunEnv() {
+  po::options_description o(
+      "FLAGS of run and env (each also read from its variable)");
+  AddKnobs(o);
+  o.add_options()(
+      "format",
+      po::value<std::vector<std::string>>()->value_name("lines|mpirun|srun"),
+      "how env prints the settings: lines (VAR=VALUE, the default), mpirun "
+      "(-x VAR=VALUE, for mpirun's command line) or srun (one "
+      "--export=ALL,VAR=VALUE,... for srun's)")("help,h", cli::Switch(),
+                                                kHelpHelp);
+  return AsGroup(o);
+}
+
+// `verbsemu knobs`' options, as its --help lists them.
+const po::options_description& KnobsOptions() {
+  static const po::options_description options = [] {
+    po::options_description o("FLAGS");
+    o.add_options()("markdown", cli::Switch(),
+                    "the table of docs/shim.md, in Markdown")(
+        "format",
+        po::value<std::vector<std::string>>()->value_name("lines|markdown"),
+        "lines (the default), or markdown (as --markdown)")(
+        "help,h", cli::Switch(), kHelpHelp);
+    return AsGroup(o);
+  }();
+  return options;
+}
+
+// What `verbsemu knobs` accepts: its own options, and the knobs' flags,
+// checked and then unused, as run and env take them.
+const po::options_description& KnobsAccepted() {
+  static const po::options_description options = [] {
+    po::options_description o;
+    o.add(KnobsOptions());
+    AddKnobs(o);
+    return o;
+  }();
+  return options;
+}
+
+// Parses the options after the subcommand's name into `*given` and
+// plan.command, and sets plan.help; false with plan.error for a command
+// line that cannot be read.
+bool ParseOptions(const std::vector<std::string>& args, LaunchPlan& plan,
+                  cli::Given* given) {
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    const po::variables_map vm = cli::ParseWithCommand(
+        rest,
+        plan.mode == LaunchPlan::Mode::kKnobs ? KnobsAccepted()
+                                              : LauncherOptions(),
+        &plan.command, given);
+    plan.help = vm.count("help") > 0;
+  } catch (const cli::UsageError& e) {
+    plan.error = Printable(e.what()) + " (see verbsemu " + args[0] + " -h)";
+    return false;
   }
-  const Knob* knob = FindKnobByFlag(name);
-  if (knob == nullptr && name != "--format") {
-    if (plan.mode == LaunchPlan::Mode::kRun && !a.starts_with("-")) {
-      return Step::kStop;
+  return true;
+}
+
+// Checks and applies the options given, in the order given: the last of a
+// repeated flag counts, the first bad value is the one refused.
+bool ApplyGiven(const cli::Given& given, LaunchPlan& plan) {
+  for (const auto& [name, value] : given) {
+    if (name == "markdown" || name == "format") {
+      if (!ApplyFormat(name == "markdown" ? "markdown" : value, plan)) {
+        return false;
+      }
+      continue;
     }
-    plan.error = "unknown option '" + Printable(a) + "'";
-    return Step::kError;
-  }
-  if (eq == std::string::npos) {
-    if (i + 1 >= args.size()) {
-      plan.error = Printable(name) + " needs a value";
-      return Step::kError;
+    const Knob* knob = FindKnobByFlag("--" + name);
+    if (knob == nullptr) continue;  // --help
+    const std::string err = ValidateKnob(*knob, value);
+    if (!err.empty()) {
+      plan.error = std::string(knob->flag) + ": " + err;
+      return false;
     }
-    value = args[++i];
+    Set(plan, std::string(knob->env), value);
   }
-  if (knob == nullptr) {
-    return ApplyFormat(value, plan) ? Step::kNext : Step::kError;
-  }
-  std::string err = ValidateKnob(*knob, value);
-  if (!err.empty()) {
-    plan.error = std::string(knob->flag) + ": " + err;
-    return Step::kError;
-  }
-  Set(plan, std::string(knob->env), value);
-  return Step::kNext;
+  return true;
 }
 
 // srun's --export=ALL,K=V,... list is split at every comma, so a value
@@ -138,21 +204,46 @@ std::string SrunCannotCarry(const LaunchPlan& plan) {
 
 }  // namespace
 
+const po::options_description& LauncherOptions() {
+  static const po::options_description options = DescribeRunEnv();
+  return options;
+}
+
+std::string LauncherHelp(LaunchPlan::Mode mode) {
+  switch (mode) {
+    case LaunchPlan::Mode::kRun:
+      return cli::Help(
+          "usage: verbsemu run [FLAGS] [--] CMD ARGS...\n"
+          "Runs CMD with libverbsemu.so preloaded and FLAGS' settings.",
+          LauncherOptions());
+    case LaunchPlan::Mode::kEnv:
+      return cli::Help(
+          "usage: verbsemu env [FLAGS] [--format lines|mpirun|srun]\n"
+          "Prints the variables that preload libverbsemu.so with FLAGS' "
+          "settings.",
+          LauncherOptions());
+    case LaunchPlan::Mode::kKnobs:
+      return cli::Help(
+          "usage: verbsemu knobs [--markdown]\n"
+          "Prints every setting: its flag, effect, variable and default.",
+          KnobsOptions());
+    case LaunchPlan::Mode::kHelp:
+      break;
+  }
+  return "";
+}
+
 LaunchPlan ParseLauncherArgs(
     const std::vector<std::string>& args,
     const std::function<const char*(const char*)>& getenv) {
   LaunchPlan plan;
-  if (!ParseMode(args, plan) || !CheckInherited(getenv, plan)) return plan;
-  size_t i = 1;
-  for (; i < args.size(); ++i) {
-    if (args[i] == "--") {
-      ++i;
-      break;
-    }
-    const Step step = ParseOption(args, i, plan);
-    if (step == Step::kError) return plan;
-    if (step == Step::kStop) break;
-  }
+  if (!ParseMode(args, plan)) return plan;
+  cli::Given given;
+  const bool parsed = ParseOptions(args, plan, &given);
+  if (parsed && plan.help) return plan;
+  // A bad inherited variable is named before a bad command line.
+  if (!CheckInherited(getenv, plan) || !parsed) return plan;
+  if (!ApplyGiven(given, plan)) return plan;
   for (const auto& [var, value] : kStackEnv) {
     if (getenv(var) == nullptr) plan.stack_env.emplace_back(var, value);
   }
@@ -161,9 +252,8 @@ LaunchPlan ParseLauncherArgs(
     if (!plan.ok()) return plan;
   }
   if (plan.mode == LaunchPlan::Mode::kRun) {
-    plan.command.assign(args.begin() + static_cast<long>(i), args.end());
     if (plan.command.empty()) plan.error = "run: no command given after --";
-  } else if (i < args.size()) {
+  } else if (!plan.command.empty()) {
     plan.error = Printable(args[0]) + " takes no command";
   }
   return plan;

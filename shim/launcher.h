@@ -1,9 +1,12 @@
 // Command-line handling of the `verbsemu` launcher, separate from main() so
-// it can be tested: `verbsemu run [flags] -- CMD ARGS...`,
-// `verbsemu env [flags]` and `verbsemu knobs [--markdown]`.
+// it can be tested: `verbsemu run [flags] [--] CMD ARGS...`,
+// `verbsemu env [flags]` and `verbsemu knobs [--markdown]`. Their options
+// are described once (LauncherOptions, from the knob table) and parsed by
+// //cli.
 #ifndef VERBSEMU_SHIM_LAUNCHER_H_
 #define VERBSEMU_SHIM_LAUNCHER_H_
 
+#include <boost/program_options.hpp>
 #include <functional>
 #include <string>
 #include <utility>
@@ -16,6 +19,8 @@ struct LaunchPlan {
   Mode mode = Mode::kHelp;
   enum class Format { kLines, kMpirun, kSrun, kMarkdown };
   Format format = Format::kLines;
+  // --help was given: print LauncherHelp(mode), nothing else is set.
+  bool help = false;
   // VERBSEMU_* settings in flag order, validated.
   std::vector<std::pair<std::string, std::string>> env;
   // Settings of the stacks above verbs that keep their traffic on the verbs
@@ -27,6 +32,14 @@ struct LaunchPlan {
   std::string error;                 // one line; empty when ok
   bool ok() const { return error.empty(); }
 };
+
+// The options of `verbsemu run` and `verbsemu env`, in the order --help
+// lists them: every knob's flag (`--latency D`, its effect, variable and
+// default), then --format and --help. A flag given twice: the last counts.
+const boost::program_options::options_description& LauncherOptions();
+
+// What `verbsemu run|env|knobs --help` prints: the usage and the options.
+std::string LauncherHelp(LaunchPlan::Mode mode);
 
 // Parses argv[1..]. `getenv` reads VERBSEMU_* already in the environment,
 // which are validated too (they would reach the shim unchanged).

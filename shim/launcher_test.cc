@@ -4,6 +4,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace verbsemu::shim {
 namespace {
@@ -67,6 +69,84 @@ TEST(LauncherTest, MissingCommandAndUnknownOption) {
       ParseLauncherArgs({"run", "--speed", "1", "--", "x"}, NoEnv).ok());
   EXPECT_FALSE(ParseLauncherArgs({"launch"}, NoEnv).ok());
   EXPECT_FALSE(ParseLauncherArgs({"run", "--latency"}, NoEnv).ok());
+}
+
+// The settings keep the order their flags were first given in; a flag
+// given again sets its value, not a second line.
+TEST(LauncherTest, FlagOrderAndTheLastOfARepeatedFlag) {
+  const LaunchPlan p = ParseLauncherArgs(
+      {"env", "--bandwidth", "40%", "--latency=1us", "--bandwidth=25Gbit/s",
+       "--format", "srun", "--format=mpirun"},
+      NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.env, (std::vector<std::pair<std::string, std::string>>{
+                       {"VERBSEMU_BANDWIDTH", "25Gbit/s"},
+                       {"VERBSEMU_LATENCY", "1us"}}));
+  EXPECT_EQ(p.format, LaunchPlan::Format::kMpirun);
+}
+
+// A flag's value is the next argument whatever it looks like, and the
+// command keeps its own options.
+TEST(LauncherTest, ValuesAndTheCommandAreTakenAsGiven) {
+  LaunchPlan p = ParseLauncherArgs(
+      {"run", "--report", "-", "--", "-x", "--latency", "fast", "--help"},
+      NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.env[0].second, "-");
+  EXPECT_FALSE(p.help);
+  EXPECT_EQ(p.command,
+            (std::vector<std::string>{"-x", "--latency", "fast", "--help"}));
+  p = ParseLauncherArgs({"run", "--latency", "--", "true"}, NoEnv);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error.find("--latency: VERBSEMU_LATENCY='--'"), 0u) << p.error;
+}
+
+TEST(LauncherTest, HelpForEachSubcommand) {
+  for (const char* mode : {"run", "env", "knobs"}) {
+    const LaunchPlan p = ParseLauncherArgs({mode, "--help"}, NoEnv);
+    ASSERT_TRUE(p.ok()) << p.error;
+    EXPECT_TRUE(p.help) << mode;
+    const std::string help = LauncherHelp(p.mode);
+    EXPECT_EQ(help.find(std::string("usage: verbsemu ") + mode), 0u) << help;
+    EXPECT_NE(help.find("--format"), std::string::npos) << help;
+  }
+  EXPECT_TRUE(ParseLauncherArgs({"run", "--latency", "1us", "-h"}, NoEnv).help);
+  const std::string run = LauncherHelp(LaunchPlan::Mode::kRun);
+  EXPECT_NE(run.find("--latency D"), std::string::npos) << run;
+  EXPECT_NE(run.find("VERBSEMU_LATENCY"), std::string::npos) << run;
+  EXPECT_NE(LauncherHelp(LaunchPlan::Mode::kKnobs).find("--markdown"),
+            std::string::npos);
+}
+
+// Each refusal is one line naming what to fix.
+TEST(LauncherTest, RefusalsNameTheirArgument) {
+  const auto error = [](const std::vector<std::string>& args) {
+    const LaunchPlan p = ParseLauncherArgs(args, NoEnv);
+    EXPECT_EQ(p.error.find('\n'), std::string::npos) << p.error;
+    return p.error;
+  };
+  EXPECT_NE(error({"run", "--speed", "1", "--", "x"}).find("'--speed'"),
+            std::string::npos);
+  EXPECT_NE(error({"env", "--latency"}).find("'--latency'"), std::string::npos);
+  EXPECT_NE(error({"env", "--markdown"}).find("'--markdown'"),
+            std::string::npos);
+  EXPECT_EQ(error({"env", "--", "x"}), "env takes no command");
+  EXPECT_EQ(error({"knobs", "x"}), "knobs takes no command");
+  EXPECT_EQ(error({"env", "--format", "markdown"}),
+            "--format='markdown' is not accepted; expected lines, mpirun or "
+            "srun");
+  EXPECT_NE(error({"run", "--\n", "x"}).find("'--\\x0a'"), std::string::npos);
+}
+
+TEST(LauncherTest, KnobsTakesMarkdownAndTheKnobFlags) {
+  LaunchPlan p = ParseLauncherArgs({"knobs", "--markdown"}, NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.format, LaunchPlan::Format::kMarkdown);
+  p = ParseLauncherArgs({"knobs", "--format=markdown", "--latency", "1us"},
+                        NoEnv);
+  ASSERT_TRUE(p.ok()) << p.error;
+  EXPECT_EQ(p.format, LaunchPlan::Format::kMarkdown);
+  EXPECT_FALSE(ParseLauncherArgs({"knobs", "--latency", "x"}, NoEnv).ok());
 }
 
 TEST(LauncherTest, EnvLinesPrependPreload) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,10 @@ int Launch(const std::string& command, const std::vector<std::string>& rest) {
     std::fprintf(stderr, "verbsemu: %s\n", plan.error.c_str());
     return 2;
   }
+  if (plan.help) {
+    std::fputs(verbsemu::shim::LauncherHelp(plan.mode).c_str(), stdout);
+    return 0;
+  }
   if (plan.mode == verbsemu::shim::LaunchPlan::Mode::kKnobs) {
     std::fputs(plan.format == verbsemu::shim::LaunchPlan::Format::kMarkdown
                    ? verbsemu::shim::KnobsMarkdownTable().c_str()
@@ -151,11 +156,12 @@ const std::vector<verbsemu::cli::Subcommand>& Commands() {
 }
 
 std::string Usage() {
+  std::ostringstream flags;
+  flags << verbsemu::shim::LauncherOptions();
   return verbsemu::cli::SubcommandUsage("verbsemu", Commands()) +
          "       verbsemu --version  (this launcher's version and that of "
-         "the shim it would load)\n"
-         "FLAGS (each also read from its variable):\n" +
-         verbsemu::shim::KnobsUsage();
+         "the shim it would load)\n" +
+         flags.str();
 }
 
 }  // namespace
