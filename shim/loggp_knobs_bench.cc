@@ -26,6 +26,7 @@
 #include "shim/internal/fake_device.h"
 #include "shim/internal/fake_qp.h"
 #include "shim/internal/real_verbs.h"
+#include "stats/stats.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -92,12 +93,7 @@ void PostOne(const FakeQpEnv& e, bool wr_api) {
   ibv_post_send(e.qp, &wr, &bad);
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<long>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
-}
+using stats::Median;
 
 uint64_t ThreadCpuNs() {
   timespec ts;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/stats.h"
+
 namespace verbsemu::sweep {
 namespace {
 
@@ -65,7 +67,7 @@ void FlagNoisy(std::vector<PointResult>* points) {
     cvs.push_back(p.cv);
   }
   if (cvs.size() < 3) return;
-  const double typical = Median(cvs);
+  const double typical = stats::Median(cvs);
   for (PointResult& p : *points) {
     p.noisy = typical > 0 && p.cv > kNoisyFactor * typical;
   }

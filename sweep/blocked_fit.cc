@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "stats/stats.h"
+
 namespace verbsemu::sweep {
 namespace {
 
@@ -46,18 +48,18 @@ void Residuals(const std::vector<double>& x, const std::vector<double>& y,
   for (const auto& [b, runs] : blocks) {
     std::vector<double> level;
     for (size_t i : runs) level.push_back(y[i] - f->slope * x[i]);
-    const double offset = Median(level);
+    const double offset = stats::Median(level);
     offsets.push_back(offset);
     for (size_t i : runs) f->residuals[i] = y[i] - f->slope * x[i] - offset;
   }
-  f->intercept = Median(offsets);
+  f->intercept = stats::Median(offsets);
   // A block of odd size has one residual of 0 by construction (its
   // median run), which is no measure of noise: left out of the scale.
   std::vector<double> abs_r;
   for (double r : f->residuals) {
     if (r != 0) abs_r.push_back(std::fabs(r));
   }
-  f->scale = 1.4826 * Median(abs_r);
+  f->scale = 1.4826 * stats::Median(abs_r);
   for (size_t i = 0; i < x.size() && f->scale > 0; ++i) {
     if (std::fabs(f->residuals[i]) > kOutlierScales * f->scale) {
       f->outliers.push_back(i);
@@ -94,7 +96,7 @@ BlockedFit FitBlocked(const std::vector<double>& x,
   std::sort(slopes.begin(), slopes.end());
   f.ok = true;
   f.pairs = slopes.size();
-  f.slope = Median(slopes);
+  f.slope = stats::Median(slopes);
   f.slope_ci = SenInterval(slopes, var_s);
   Residuals(x, y, blocks, &f);
   return f;

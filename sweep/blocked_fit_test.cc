@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <random>
 
+#include "stats/stats.h"
 #include "sweep/fit.h"
 
 namespace verbsemu::sweep {
@@ -91,7 +92,8 @@ TEST(BlockedFitTest, CoversTheTruthUnderDriftAndStallsAndIsNarrowerThanOls) {
     widths.push_back(f.slope_ci.hi - f.slope_ci.lo);
     ols_widths.push_back(ols.slope_ci.hi - ols.slope_ci.lo);
   }
-  const double width = Median(widths), ols_width = Median(ols_widths);
+  const double width = stats::Median(widths),
+               ols_width = stats::Median(ols_widths);
   std::printf(
       "blocked robust fit: 95%% CI covers the true slope in %d of %d seeds "
       "(%.1f%%), median width %.3g\nleast squares over the runs: covers in "

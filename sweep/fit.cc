@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stats/stats.h"
 #include "sweep/blocked_fit.h"
 
 namespace verbsemu::sweep {
@@ -31,7 +32,7 @@ LineFit FitLine(const std::vector<double>& x, const std::vector<double>& y) {
   const double sse = std::max(0.0, syy - f.slope * sxy);
   f.r2 = syy > 0 ? 1 - sse / syy : 1;
   f.slope_se = std::sqrt(sse / static_cast<double>(f.n - 2) / sxx);
-  const double half = StudentT975(f.n - 2) * f.slope_se;
+  const double half = stats::T975(static_cast<double>(f.n) - 2) * f.slope_se;
   f.slope_ci = {f.slope - half, f.slope + half};
   return f;
 }

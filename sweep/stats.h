@@ -1,6 +1,7 @@
 // Summaries of a grid point's repeated runs: median, mean, a 95% interval
 // for each (Student's t for the mean, a seeded percentile bootstrap for the
-// median), so a sweep's table carries error bars a reader can trust.
+// median), so a sweep's table carries error bars a reader can trust. The
+// t quantile and the median are //stats'.
 #ifndef VERBSEMU_SWEEP_STATS_H_
 #define VERBSEMU_SWEEP_STATS_H_
 
@@ -9,10 +10,6 @@
 #include <vector>
 
 namespace verbsemu::sweep {
-
-// The two-sided 95% quantile of Student's t with `df` degrees of freedom
-// (t_{0.975}); df >= 1.
-double StudentT975(size_t df);
 
 struct Interval {
   double lo = 0, hi = 0;
@@ -28,8 +25,6 @@ struct Summary {
 // `seed` makes the bootstrap reproducible; `resamples` of them.
 Summary Summarize(std::vector<double> values, uint64_t seed = 1,
                   int resamples = 2000);
-
-double Median(std::vector<double> values);
 
 }  // namespace verbsemu::sweep
 

@@ -1,7 +1,5 @@
 #include "models/contention/fit.h"
 
-#include <gsl/gsl_cdf.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,6 +9,7 @@
 #include "models/contention/inverse.h"
 #include "models/contention/models.h"
 #include "models/contention/solver.h"
+#include "stats/stats.h"
 
 namespace verbsemu::contention {
 namespace {
@@ -18,13 +17,7 @@ namespace {
 // Parameters of every model's likelihood: alpha and the residuals' sigma.
 constexpr int kParameters = 2;
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<long>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
+using stats::Median;
 
 Interval FitAlpha(const ContendData& d) {
   std::vector<double> per_byte;
@@ -251,8 +244,8 @@ Interval TInterval(const std::vector<double>& values) {
   for (const double v : values) sq += (v - r.value) * (v - r.value);
   r.low = r.high = r.value;
   if (r.n < 2) return r;
-  const double half =
-      gsl_cdf_tdist_Pinv(0.975, r.n - 1) * std::sqrt(sq / (r.n - 1) / r.n);
+  const double half = stats::T975(static_cast<double>(r.n - 1)) *
+                      std::sqrt(sq / (r.n - 1) / r.n);
   r.low = r.value - half;
   r.high = r.value + half;
   return r;

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <memory>
 
+#include "stats/stats.h"
+
 namespace verbsemu::fit {
 namespace {
 
@@ -168,7 +170,7 @@ bool FitResult::Identified(std::size_t j) const {
 
 double FitResult::HalfWidth95(std::size_t j) const {
   if (!Identified(j) || dof <= 0) return kNaN;
-  return gsl_cdf_tdist_Pinv(0.975, dof) * se[j];
+  return verbsemu::stats::T975(static_cast<double>(dof)) * se[j];
 }
 
 double RSquared(std::span<const double> y, std::span<const double> residuals) {

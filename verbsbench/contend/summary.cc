@@ -5,16 +5,14 @@
 #include <limits>
 #include <stdexcept>
 
+#include "stats/stats.h"
+
 namespace verbsbench::contend {
 namespace {
 
 namespace mc = verbsemu::contention;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+using verbsemu::stats::Median;
 
 // T of every run of edge e: the receiver's end after the planned start.
 std::vector<double> Times(const MeasuredGraph& g, size_t e) {
