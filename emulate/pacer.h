@@ -54,6 +54,15 @@ class Pacer {
         uint64_t max_ahead_ticks = 0, std::atomic<uint64_t>* resets = nullptr);
 
   bool enabled() const { return target_ > 0; }
+  // How long before its release a message of `bytes` started on this link
+  // (its time at the target rate less its time at the real one): a release
+  // less this is when the message's first byte left.
+  uint64_t LeadTicks(uint64_t bytes) const {
+    if (!enabled()) return 0;
+    const double real = real_ > 0 ? static_cast<double>(bytes) / real_ : 0;
+    const double lead = static_cast<double>(bytes) / target_ - real;
+    return lead > 0 ? static_cast<uint64_t>(lead) : 0;
+  }
 
   // How the sender waits for its release. kBlocking: it waits in its post
   // (spin), so its own work after a release delays its next post and the

@@ -31,6 +31,17 @@ TEST(PacerTest, RealLinkTimeIsSubtracted) {
   EXPECT_EQ(p.Reserve(0, 1000), 1750u);
 }
 
+TEST(PacerTest, ALeadBeforeTheReleaseIsWhenTheMessageStarted) {
+  // As above: released 750 ticks after it started; the second started when
+  // the first's 1000 ticks on the virtual link ended.
+  Pacer p(1.0, 4.0, 0);
+  EXPECT_EQ(p.LeadTicks(1000), 750u);
+  EXPECT_EQ(p.Reserve(0, 1000) - p.LeadTicks(1000), 0u);
+  EXPECT_EQ(p.Reserve(0, 1000) - p.LeadTicks(1000), 1000u);
+  EXPECT_EQ(Pacer(1.0, 0, 0).LeadTicks(300), 300u);
+  EXPECT_EQ(Pacer(0, 0, 0).LeadTicks(300), 0u);
+}
+
 TEST(PacerTest, AnIdleLinkLendsNothing) {
   // A burst after an idle stretch leaves at the link's rate from its first
   // message, as on a wire (an idle link that lent two messages made every

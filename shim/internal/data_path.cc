@@ -95,10 +95,11 @@ void KeepBadWrInChain(ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 // is then refused whole, ENOMEM at its first WR, as a full send queue is
 // (nothing of it was queued: the copy is made before the queue takes it).
 int DeferPostSendNoThrow(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                         uint64_t t0, uint64_t due, const void* lane) noexcept {
+                         uint64_t t0, uint64_t due, const LateIngress& late,
+                         const void* lane) noexcept {
   try {
     if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
-    return DeferPostSend(q, wr, bad_wr, t0, due, lane);
+    return DeferPostSend(q, wr, bad_wr, t0, due, late, lane);
   } catch (const std::exception& ex) {
     BoundaryFault("ibv_post_send", ex.what(), "the post is refused (ENOMEM)");
   }
@@ -109,10 +110,10 @@ int DeferPostSendNoThrow(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
 // A deferring QP's post: queued, due when the spin would have ended.
 int PostDeferred(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr, uint64_t t0,
                  PostShape shape, ThreadCache* tc, LatencyLaw* law) {
-  bool owes = false;
-  const uint64_t due = DueTime(q, t0, shape, &owes, law);
+  LateIngress late;
+  const uint64_t due = DeferredDueTime(q, t0, shape, law, &late);
   // A UD post's lane is its destination's class (defer_order.h).
-  const int rc = DeferPostSendNoThrow(q, wr, bad_wr, t0, due, law);
+  const int rc = DeferPostSendNoThrow(q, wr, bad_wr, t0, due, late, law);
   if (rc != 0) {
     shape = ScanChain(wr, *bad_wr);
     q->stats.failed_posts.Add(1);
@@ -256,9 +257,10 @@ namespace {
 // When a post's bytes may start on its links (`t0` when nothing limits
 // them): its port's egress (paced, or padded), the inbound direction for
 // what its READs and atomics bring back, and with VERBSEMU_FABRIC=links
-// its peer's ingress (ingress_link.h); the later of their reservations.
+// its peer's ingress (ingress_link.h), unless `late` takes those bytes to
+// reserve later (the defer mode); the later of their reservations.
 uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
-                      const PostShape& shape) {
+                      const PostShape& shape, LateIngress* late) {
   const Engine& e = E();
   uint64_t release = t0;
   // A deferring QP's post returned at once: it queues, it does not block.
@@ -267,6 +269,10 @@ uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
   if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
       shape.out_bytes > 0) {
     release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
+    if (late != nullptr) {
+      const uint64_t lead = link->pacer_out->LeadTicks(shape.out_bytes);
+      late->start = std::max(t0, release - std::min(release, lead));
+    }
   } else if (e.bw.pad() && shape.out_bytes > 0) {
     SendPadding(q, link, shape.out_bytes);
   }
@@ -280,25 +286,47 @@ uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
   }
   emulate::Pacer* peer = q->ingress_peer.load(std::memory_order_acquire);
   if (peer != nullptr && shape.out_bytes > 0) {
-    release = std::max(release, peer->Reserve(t0, shape.out_bytes, sender));
+    if (late != nullptr) {
+      // Cut through: the ingress sees the bytes while the egress sends them.
+      late->bytes = shape.out_bytes;
+      if (late->start == 0) late->start = t0;
+    } else {
+      release = std::max(release, peer->Reserve(t0, shape.out_bytes, sender));
+    }
   }
   return release;
+}
+
+// DueTime, with the peer's ingress left to `late` when it is not null.
+uint64_t DueTimeOf(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
+                   LatencyLaw* law, LateIngress* late) {
+  // A loopback QP's traffic crosses no link: no overhead, no gap.
+  const bool loopback = q->loopback.load(std::memory_order_relaxed);
+  if (!loopback) t0 = SpinOverhead(t0, shape.wrs);
+  PortLink* link = q->link.load(std::memory_order_acquire);
+  uint64_t release =
+      link != nullptr ? ReserveLinks(q, link, t0, shape, late) : t0;
+  // The message starts at the later of its bandwidth's and its gap's.
+  if (!loopback) release = GapStart(q, link, release, shape.wrs);
+  const uint64_t legs = LatencyEnabled(q, law) ? shape.LegsOwed() : 0;
+  *owes = legs > 0 || release != t0;
+  const uint64_t due =
+      legs > 0 ? OneWayDeadline(q, release, legs, law) : release;
+  if (late != nullptr) late->latency_ticks = due - release;
+  return due;
 }
 
 }  // namespace
 
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
                  LatencyLaw* law) {
-  // A loopback QP's traffic crosses no link: no overhead, no gap.
-  const bool loopback = q->loopback.load(std::memory_order_relaxed);
-  if (!loopback) t0 = SpinOverhead(t0, shape.wrs);
-  PortLink* link = q->link.load(std::memory_order_acquire);
-  uint64_t release = link != nullptr ? ReserveLinks(q, link, t0, shape) : t0;
-  // The message starts at the later of its bandwidth's and its gap's.
-  if (!loopback) release = GapStart(q, link, release, shape.wrs);
-  const uint64_t legs = LatencyEnabled(q, law) ? shape.LegsOwed() : 0;
-  *owes = legs > 0 || release != t0;
-  return legs > 0 ? OneWayDeadline(q, release, legs, law) : release;
+  return DueTimeOf(q, t0, shape, owes, law, nullptr);
+}
+
+uint64_t DeferredDueTime(QpState* q, uint64_t t0, const PostShape& shape,
+                         LatencyLaw* law, LateIngress* late) {
+  bool owes = false;
+  return DueTimeOf(q, t0, shape, &owes, law, late);
 }
 
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "emulate/spin.h"
+#include "shim/internal/deferred_post.h"
 #include "shim/internal/post_shape.h"
 
 namespace verbsemu::shim::internal {
@@ -47,6 +48,11 @@ uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,
 // sooner than its gap (VERBSEMU_GAP) allows.
 uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
                  LatencyLaw* law = nullptr);
+// The defer mode's DueTime: the bytes a post sends into its peer's ingress
+// are not reserved yet but left in `*late` (deferred_post.h), for its queue
+// to reserve when the post is at its head and due (defer.cc).
+uint64_t DeferredDueTime(QpState* q, uint64_t t0, const PostShape& shape,
+                         LatencyLaw* law, LateIngress* late);
 
 // LogGP's o: spins (CPU time, never a sleep) from `t0` for the overhead of
 // `wrs` WRs; returns when it ended (`t0` when there is none).

@@ -269,6 +269,24 @@ size_t DrainLanesLocked(QpState* q, DeferQueue& d, uint64_t now) {
   return handed;
 }
 
+// The front post, due by `now`, reserves its peer's ingress if it still
+// owes it (LateIngress): from when its first byte left its egress (cut
+// through), so the ingress serves the senders into it in the order their
+// WRs reach it. True when the reservation makes it due after `now`. Caller
+// holds d.mu.
+bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
+  DeferredPost& p = *d.fifo.front();
+  const LateIngress late = std::exchange(p.late, LateIngress{});
+  emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
+  if (late.bytes == 0 || in == nullptr || now == kNeverDue) return false;
+  const uint64_t release =
+      in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued);
+  if (release + late.latency_ticks <= p.due) return false;
+  p.due = release + late.latency_ticks;
+  d.last_due = std::max(d.last_due, p.due);
+  return p.due > now;
+}
+
 }  // namespace
 
 // Hands over the posts due by `now` (all of them when `now` is kNeverDue).
@@ -280,6 +298,7 @@ size_t DrainLocked(QpState* q, DeferQueue& d, uint64_t now) {
   // were polled: the provider's completions of them would come first.
   while (!d.fifo.empty() && d.fifo.front()->due <= now &&
          d.synth_owed.load() <= 0) {
+    if (BookLateIngress(q, d, now)) break;
     const HandOver h = HandOverAt(q, d, 0);
     if (h == HandOver::kNoRoom || h == HandOver::kBusy) break;
     if (h == HandOver::kDone) ++handed;
@@ -308,7 +327,8 @@ size_t DrainList(DeferList& c, uint64_t now) {
 }
 
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                  uint64_t entered, uint64_t due, const void* lane) {
+                  uint64_t entered, uint64_t due, const LateIngress& late,
+                  const void* lane) {
   DeferQueue& d = *q->defer;
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
@@ -321,6 +341,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
     p->CopyChain(wr, stop);
     p->entered = entered;
     p->due = due;
+    p->late = late;
     p->lane = lane;
     Push(d, std::move(p));
   }
@@ -332,7 +353,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
 }
 
 int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
-               uint64_t due, const PostShape& shape) {
+               uint64_t due, const LateIngress& late, const PostShape& shape) {
   DeferQueue& d = *q->defer;
   const AppCall call(d.list, entered);
   std::lock_guard<std::mutex> lock(d.mu);
@@ -349,6 +370,7 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   p->shape = shape;
   p->entered = entered;
   p->due = due;
+  p->late = late;
   p->lane = kBatchLane;
   Push(d, std::move(p));
   return 0;

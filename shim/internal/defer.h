@@ -68,15 +68,17 @@ void SetUpDeferLocked(QpState* q, const ibv_qp_cap& cap, bool sig_all);
 void DeferQpStateChanged(QpState* q, ibv_qp_state state);
 
 // ibv_post_send on a deferring QP: queues a copy of the chain, due at
-// `due`. Returns 0, or ENOMEM/EINVAL with `*bad_wr` the first WR not taken
-// (the ones before it are queued). `lane`: a UD post's destination class
-// (its latency law; defer_order.h), null otherwise.
+// `due`, and its peer's ingress still to reserve, `late` (DeferredDueTime).
+// Returns 0, or ENOMEM/EINVAL with `*bad_wr` the first WR not taken (the
+// ones before it are queued). `lane`: a UD post's destination class (its
+// latency law; defer_order.h), null otherwise.
 int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
-                  uint64_t entered, uint64_t due, const void* lane = nullptr);
+                  uint64_t entered, uint64_t due, const LateIngress& late,
+                  const void* lane = nullptr);
 // ibv_wr_complete of a recorded batch on a deferring QP: the recording in
 // `*slot` moves to the FIFO (a closed one comes back in its place).
 int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
-               uint64_t due, const PostShape& shape);
+               uint64_t due, const LateIngress& late, const PostShape& shape);
 
 // ibv_poll_cq: the deferring QPs of the context of `cq` (null: none), and
 // the hand-over of their posts due by `now`.

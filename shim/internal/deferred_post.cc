@@ -96,6 +96,7 @@ void DeferredPost::Clear() {
   lane = nullptr;
   seq = 0;
   all_signaled = false;
+  late = LateIngress{};
 }
 
 }  // namespace verbsemu::shim::internal

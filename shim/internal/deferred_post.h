@@ -19,6 +19,18 @@
 
 namespace verbsemu::shim::internal {
 
+// What a deferred post still owes its peer's ingress (VERBSEMU_FABRIC=links):
+// the bytes it sends there, reserved when the post reaches its queue's head
+// and is due rather than when it was posted, and how long after that
+// reservation's release it is due (its latency). So senders into one port
+// take turns WR by WR, as a fabric's arbitration makes them, not window by
+// window (each sender's whole queue booked ahead of the next one's).
+struct LateIngress {
+  uint64_t bytes = 0;
+  uint64_t start = 0;  // TSC: when its first byte left its egress
+  uint64_t latency_ticks = 0;
+};
+
 class DeferredPost {
  public:
   // Copies the WRs from `first` up to, not including, `stop` (nullptr: the
@@ -52,6 +64,7 @@ class DeferredPost {
   uint64_t seq = 0;
   bool all_signaled = false;
   PostShape shape;
+  LateIngress late;
 
  private:
   void Relink();

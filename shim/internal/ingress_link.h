@@ -12,7 +12,11 @@
 // A transfer reserves on its egress and on its ingress independently and
 // starts at the later of the two: the "links" model of docs/contention.md,
 // which is max-min sharing where one link is the bottleneck and only an
-// approximation of it where both are shared.
+// approximation of it where both are shared. A deferred post reserves its
+// peer's ingress only when it is at the head of its queue and due (defer.cc
+// BookLateIngress), so the senders into a port take turns WR by WR; a
+// spinning post reserves both when posted (it blocks until its release, so
+// it has nothing queued behind it).
 #ifndef VERBSEMU_SHIM_INTERNAL_INGRESS_LINK_H_
 #define VERBSEMU_SHIM_INTERNAL_INGRESS_LINK_H_
 

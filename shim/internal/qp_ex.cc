@@ -325,8 +325,9 @@ int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
                      const PostShape& shape) {
   Engine& e = E();
   const uint64_t origin = RecordedOrigin(*r, t0);
-  bool owes = false;
-  const uint64_t due = DueTime(q, origin, shape, &owes, BatchLaw(*r, *q));
+  LateIngress late;
+  const uint64_t due =
+      DeferredDueTime(q, origin, shape, BatchLaw(*r, *q), &late);
   ThreadCache* tc = Cache();
   // Released first: a drainer replaying this QP's held batches takes the
   // batch lock after the queue's (the application's wr_id and wr_flags
@@ -339,7 +340,7 @@ int CompleteDeferred(WrRecording* r, QpState* q, uint64_t t0,
           "ibv_wr_complete",
           [&] {
             if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
-            rc = DeferBatch(q, slot, origin, due, shape);
+            rc = DeferBatch(q, slot, origin, due, late, shape);
           },
           "the batch is refused (ENOMEM)") &&
       slot != nullptr && *slot != nullptr) {
