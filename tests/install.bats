@@ -16,7 +16,7 @@ setup_file() {
     { cat "$BATS_FILE_TMPDIR/install.log"; return 1; }
 }
 
-load expect_error
+load ../bazel/expect_error
 
 @test "tools/install refuses bad arguments with one line, before building" {
   expect_error "--prefix DIR is required" "$root/tools/install"

@@ -8,7 +8,7 @@ setup() {
   vm="$root/soft-roce/vm"
 }
 
-load expect_error
+load ../bazel/expect_error
 
 @test "unknown topology" { expect_error "unknown topology 'ring' (use single, pair or star:N)" "$vm" --topology ring -- true; }
 @test "a star of too many ports" { expect_error "star:N takes 3 to 8 ports, not '9'" "$vm" --topology star:9 -- true; }

@@ -1,5 +1,5 @@
 // The MPI channel between real ranks. Every rank runs every test (each test
-// is one exchange between rank 0 and all others); mpi_channel_test.sh starts
+// is one exchange between rank 0 and all others); mpi_channel.bats starts
 // it under `mpirun -np 3 --oversubscribe`. A failure on any rank fails the
 // run.
 #include <gtest/gtest.h>
@@ -127,7 +127,7 @@ TEST(MpiChannel, PeerErrorsReachTheRoot) {
 }
 
 // Open MPI was kept off RDMA devices: verbsbench's defaults filled what
-// the launcher left unset, and what it set (mpi_channel_test.sh sets
+// the launcher left unset, and what it set (mpi_channel.bats sets
 // OMPI_MCA_btl) stayed.
 TEST(MpiWorld, McaDefaultsFillOnlyWhatIsUnset) {
   const char* pml = std::getenv("OMPI_MCA_pml");
