@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -22,6 +23,29 @@ std::string Printable(std::string_view text) {
     if (c < 0x20 || c > 0x7e) c = '?';
   }
   return out;
+}
+
+// Reaches the protected substitutions of Boost's error_with_option_name
+// (a pointer to member named through a class derived from it; no object of
+// that class is ever made).
+struct SubstitutionsOf : po::error_with_option_name {
+  static auto Member() { return &SubstitutionsOf::m_substitutions; }
+};
+
+// Whether `value` holds "%KEY%" for one of the substitutions' keys, or the
+// two Boost computes from them.
+bool HoldsPlaceholder(const std::string& value,
+                      const std::map<std::string, std::string>& subs) {
+  if (value.find('%') == std::string::npos) return false;
+  for (const char* computed : {"canonical_option", "prefix"}) {
+    if (value.find("%" + std::string(computed) + "%") != std::string::npos) {
+      return true;
+    }
+  }
+  for (const auto& [key, unused] : subs) {
+    if (value.find("%" + key + "%") != std::string::npos) return true;
+  }
+  return false;
 }
 
 // The options of `parsed` in their order, the positional ones left out.
@@ -57,8 +81,8 @@ po::variables_map Store(const std::vector<std::string>& args,
     po::store(parsed, vm);
     po::notify(vm);
     if (given != nullptr) ListGiven(parsed, given);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
+  } catch (po::error& e) {
+    throw UsageError(ErrorText(e));
   }
   if (vm.count(kUnexpected)) {
     throw UsageError(
@@ -74,8 +98,14 @@ po::variables_map Store(const std::vector<std::string>& args,
 bool ValueFollows(const std::string& arg,
                   const po::options_description& options) {
   const bool is_long = arg.starts_with("--");
-  const po::option_description* d =
-      options.find_nothrow(is_long ? arg.substr(2) : arg.substr(0, 2), false);
+  const po::option_description* d = nullptr;
+  try {
+    d = options.find_nothrow(is_long ? arg.substr(2) : arg.substr(0, 2), false);
+  } catch (const po::error&) {
+    // An ambiguous name (even "--=" is one, as a prefix of every option):
+    // Boost's parse refuses it in its own words.
+    return false;
+  }
   return d != nullptr && d->semantic()->max_tokens() > 0 &&
          (is_long || arg.size() == 2);
 }
@@ -101,6 +131,20 @@ std::vector<std::string> OptionTokens(const std::vector<std::string>& args,
 }
 
 }  // namespace
+
+std::string ErrorText(po::error& e) {
+  if (auto* named = dynamic_cast<po::error_with_option_name*>(&e)) {
+    std::map<std::string, std::string>& subs =
+        named->*SubstitutionsOf::Member();
+    for (auto& [key, value] : subs) {
+      if (!HoldsPlaceholder(value, subs)) continue;
+      for (char& c : value) {
+        if (c == '%') c = '?';
+      }
+    }
+  }
+  return e.what();
+}
 
 po::typed_value<bool>* Switch() {
   return po::value<bool>()->zero_tokens()->implicit_value(true, "");

@@ -20,6 +20,13 @@
 
 namespace verbsemu::cli {
 
+// Boost's one-line message for `e`, safe whatever the user typed: Boost
+// fills its message templates by replacing "%option%", "%original_token%"
+// and the like until none is left, so a token holding one of them made
+// what() loop forever. Those tokens are shown with '?' for '%'; the rest
+// as typed (the caller makes them printable).
+std::string ErrorText(boost::program_options::error& e);
+
 // A bad command line: exit 2.
 class UsageError : public std::invalid_argument {
  public:

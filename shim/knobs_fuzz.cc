@@ -35,8 +35,9 @@ void CheckLauncher(std::string_view text) {
   const auto plan = verbsemu::shim::ParseLauncherArgs(
       args, [](const char*) -> const char* { return nullptr; });
   if (plan.error.find('\n') != std::string::npos) std::abort();
+  // A run with no command is refused, unless it asked for its help.
   if (plan.ok() && plan.mode == verbsemu::shim::LaunchPlan::Mode::kRun &&
-      plan.command.empty()) {
+      !plan.help && plan.command.empty()) {
     std::abort();
   }
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.h"
 #include "tools/plot/compare_dat.h"
 #include "tools/plot/histogram_dat.h"
 #include "verbsbench/compare/compare.h"
@@ -96,8 +97,8 @@ int main(int argc, char** argv) {
         po::command_line_parser(argc, argv).options(all).positional(pos).run(),
         vm);
     po::notify(vm);
-  } catch (const po::error& e) {
-    return Fail(std::string(e.what()) + " (" + kUsage + ")", 2);
+  } catch (po::error& e) {
+    return Fail(verbsemu::cli::ErrorText(e) + " (" + kUsage + ")", 2);
   }
   if (vm.count("help")) {
     std::cout << kUsage << "\n" << opts;
