@@ -254,10 +254,11 @@ void OpenDirectBatch(QpState* q, ibv_qp_ex* qpx, bool leg, uint64_t waited) {
 
 void WrStart(ibv_qp_ex* qpx) {
   const Engine& e = E();
-  // The delay counts from here, as a post's from ibv_post_send: the lookup
-  // is absorbed into it.
+  // The delay and the overhead count from here, as a post's from
+  // ibv_post_send: the lookup and the recording's opening are absorbed.
   const bool may_wait = FirstLegMayWait(e);
-  const uint64_t t0 = may_wait ? emulate::ReadTsc() : 0;
+  const bool from_entry = may_wait || e.loggp.overhead.enabled();
+  const uint64_t t0 = from_entry ? emulate::ReadTsc() : 0;
   QpState* q = e.qps.Find(&qpx->qp_base);
   if (q == nullptr) return StartGone(qpx);
   // Latency alone, one-way opcodes (kStart): nothing of the shim's at
