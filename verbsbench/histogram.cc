@@ -20,11 +20,15 @@ LogHistogram::LogHistogram(double relative_error, double min_value,
   const int k_max =
       static_cast<int>(std::ceil(std::log(max_value) / log_gamma_));
   offset_ = k_min - 1;
+  // The first regular bin's lower edge, so the bins tile the line: a bin
+  // ending at min_value would leave the first regular bin a single point
+  // when min_value is a power of gamma (1 ns is: found by compare_fuzz).
+  underflow_hi_ = std::pow(gamma_, k_min - 1);
   counts_.assign(static_cast<size_t>(k_max - k_min) + 3, 0);
 }
 
 int LogHistogram::IndexOf(double value) const {
-  if (!(value >= min_value_)) return 0;  // also catches NaN
+  if (!(value > underflow_hi_)) return 0;  // also catches NaN
   if (value > max_value_) return static_cast<int>(counts_.size()) - 1;
   int k = static_cast<int>(std::ceil(std::log(value) / log_gamma_));
   int index = k - offset_;
@@ -39,10 +43,10 @@ double LogHistogram::LowerEdge(int index) const {
 }
 
 double LogHistogram::UpperEdge(int index) const {
-  if (index == 0) return min_value_;
+  if (index == 0) return underflow_hi_;
   if (index == static_cast<int>(counts_.size()) - 1)
     return std::max(max_value_, max());
-  return std::pow(gamma_, index + offset_);
+  return std::min(max_value_, std::pow(gamma_, index + offset_));
 }
 
 double LogHistogram::Estimate(int index) const {

@@ -20,7 +20,8 @@ inline constexpr double kFinestModeResolution = 0.02;
 
 class LogHistogram {
  public:
-  // Values below `min_value` share one underflow bin; values above
+  // Values below `min_value` share one underflow bin (those within its
+  // bin's width below it fall into the first regular bin); values above
   // `max_value` share one overflow bin (quantiles there are clamped to the
   // exact min/max, which are always tracked).
   explicit LogHistogram(double relative_error = 0.005, double min_value = 1.0,
@@ -86,6 +87,7 @@ class LogHistogram {
   double gamma_;
   double log_gamma_;
   double min_value_;
+  double underflow_hi_;  // the underflow bin's upper edge, below min_value
   double max_value_;
   int offset_;  // index of the bin holding min_value
   // counts_[0] = underflow, counts_.back() = overflow.

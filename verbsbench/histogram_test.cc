@@ -153,6 +153,21 @@ TEST(LogHistogram, BinsCoverEverySample) {
   }
 }
 
+// Samples at the layout's bounds land next to the underflow and overflow
+// bins without overlapping them (a comparison refuses overlapping bins).
+TEST(LogHistogram, BinsAtTheLayoutsBoundsDoNotOverlapItsEnds) {
+  LogHistogram h(0.005, 1.0, 1e6);
+  for (double v : {0.0, 1.0, 1090.0, 5e5, 1e6, 2e6}) h.Add(v);
+  for (int merge : {1, 4}) {
+    const auto bins = h.Bins(merge);
+    ASSERT_EQ(bins.size(), 6u);
+    for (size_t i = 1; i < bins.size(); ++i) {
+      EXPECT_GE(bins[i].lo, bins[i - 1].hi) << "bin " << i;
+      EXPECT_LT(bins[i].lo, bins[i].hi) << "bin " << i;
+    }
+  }
+}
+
 TEST(LogHistogram, FindsOneModeOrTwo) {
   std::mt19937_64 rng(6);
   std::normal_distribution<double> a(2000, 40), b(8000, 150);
