@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "base/json_number.h"
 #include "report/schema.h"
 
 namespace verbsemu::report {
@@ -111,12 +112,13 @@ std::optional<ShimReport> ParseReport(std::string_view text, std::string* why) {
   if (!CheckSchema(doc, why)) return std::nullopt;
   ShimReport r;
   const auto pid = doc.find("pid");
-  if (pid == doc.end() || !pid->is_number_integer() ||
-      pid->get<long long>() <= 0) {
+  const std::optional<long> n =
+      pid == doc.end() ? std::nullopt : base::WholeNumber<long>(*pid);
+  if (!n || *n <= 0) {
     *why = "field \"pid\" missing or not a positive integer";
     return std::nullopt;
   }
-  r.pid = static_cast<long>(pid->get<long long>());
+  r.pid = *n;
   if (!GetString(doc, "command", &r.command, why) ||
       !GetBool(doc, "emulated", &r.emulated, why) ||
       !GetString(doc, "config_error", &r.config_error, why) ||

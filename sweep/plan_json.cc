@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "base/json_number.h"
 #include "sweep/plan.h"
 
 namespace verbsemu::sweep {
@@ -63,28 +64,12 @@ std::string PlanToJson(const SweepPlan& plan) {
 
 namespace {
 
-// A whole number of type T, or an exception: nlohmann's get<int>() of
-// 2.3e69 is undefined behaviour (found by files_fuzz).
+// A whole number of type T, or an exception (base::WholeNumber: nlohmann's
+// get<int>() of 2.3e69 is undefined behaviour, found by files_fuzz).
 template <typename T>
 T Whole(const Json& v) {
-  if (!v.is_number_integer()) throw std::invalid_argument("not whole");
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
-      throw std::out_of_range("too large");
-    }
-    return static_cast<T>(u);
-  }
-  const auto i = v.get<int64_t>();
-  if (i < 0 && !std::numeric_limits<T>::is_signed) {
-    throw std::out_of_range("negative");
-  }
-  if (i < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-      (i > 0 && static_cast<uint64_t>(i) >
-                    static_cast<uint64_t>(std::numeric_limits<T>::max()))) {
-    throw std::out_of_range("out of range");
-  }
-  return static_cast<T>(i);
+  if (const std::optional<T> n = base::WholeNumber<T>(v)) return *n;
+  throw std::out_of_range("not a whole number in range");
 }
 
 // null (a fixed sweep, or a plan of an older version) or the goal;

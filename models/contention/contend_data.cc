@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "base/json_number.h"
+
 namespace verbsemu::contention {
 namespace {
 
@@ -28,13 +30,12 @@ const json& Field(const json& o, const std::string& at, const char* key) {
 
 std::int64_t Int(const json& o, const std::string& at, const char* key,
                  std::int64_t min, std::int64_t max) {
-  const json& v = Field(o, at, key);
-  if (!v.is_number_integer() || v.get<std::int64_t>() < min ||
-      v.get<std::int64_t>() > max ||
-      (v.is_number_unsigned() && v.get<std::uint64_t>() > 1ULL << 62))
+  const std::optional<std::int64_t> v =
+      base::WholeNumber<std::int64_t>(Field(o, at, key));
+  if (!v || *v < min || *v > max)
     throw Bad(Where(at, key) + " must be an integer in [" +
               std::to_string(min) + ", " + std::to_string(max) + "]");
-  return v.get<std::int64_t>();
+  return *v;
 }
 
 std::int64_t OptionalInt(const json& o, const std::string& at,

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/json_number.h"
 #include "verbsbench/lop/contract.h"
 
 namespace verbsbench::compare {
@@ -42,12 +43,9 @@ class Reader {
   }
 
   uint64_t Whole(const json& j, const std::string& where) const {
-    if (j.is_number_unsigned()) return j.get<uint64_t>();
-    const double v = Number(j, where);
-    if (v < 0 || v != std::floor(v) || v >= 18446744073709551616.0) {
-      Fail(where, "not a whole number");
-    }
-    return static_cast<uint64_t>(v);
+    const std::optional<uint64_t> n = base::WholeNumber<uint64_t>(j);
+    if (!n) Fail(where, "not a whole number");
+    return *n;
   }
 
   std::string Text(const json& j, const std::string& where) const {

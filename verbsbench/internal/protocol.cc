@@ -1,7 +1,11 @@
 #include "verbsbench/internal/protocol.h"
 
+#include <concepts>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
+
+#include "base/json_number.h"
 
 namespace verbsbench::internal {
 namespace {
@@ -19,13 +23,28 @@ void EncodeMessage(const Message& m, json& j) {
   j["inline"] = m.inl;
 }
 
+// A field of `j`: integers checked against T's range (a float beyond it
+// would make nlohmann's conversion undefined), anything else as nlohmann
+// reads it (json::type_error on the wrong type).
+template <class T>
+T FieldOf(const json& j, const char* name) {
+  const json& v = j.at(name);
+  if constexpr (std::integral<T> && !std::same_as<T, bool>) {
+    if (const std::optional<T> n = base::WholeNumber<T>(v)) return *n;
+    throw std::runtime_error(std::string("\"") + name +
+                             "\" is not a whole number in range");
+  } else {
+    return v.template get<T>();
+  }
+}
+
 Message DecodeMessage(const json& j) {
   Message m;
   const std::string op = j.at("op").get<std::string>();
   const std::optional<Op> parsed = Parse<Op>(op);
   if (!parsed) throw std::runtime_error("unknown operation '" + op + "'");
   m.op = *parsed;
-  m.size = j.at("size").get<size_t>();
+  m.size = FieldOf<size_t>(j, "size");
   m.inl = j.at("inline").get<bool>();
   if (m.size == 0) throw std::runtime_error("message size 0");
   return m;
@@ -53,7 +72,7 @@ C DecodeFields(const json& j) {
     if constexpr (std::is_same_v<T, Message>) {
       value = DecodeMessage(j);
     } else {
-      value = j.at(name).template get<T>();
+      value = FieldOf<T>(j, name);
     }
   });
   return c;

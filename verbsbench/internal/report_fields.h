@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/json_number.h"
+
 namespace verbsbench::internal {
 
 // The member `key` of `j`, or an empty object when `j` is not an object or
@@ -21,25 +23,17 @@ inline const nlohmann::json& Field(const nlohmann::json& j, const char* key) {
   return it == j.end() ? kEmpty : *it;
 }
 
-// An integer member of `j` (def when absent), range-checked: a float
-// outside T's range would make the conversion undefined.
+// An integer member of `j` (def when absent), range-checked
+// (base::WholeNumber): a float outside T's range would make the conversion
+// undefined.
 template <class T>
 T Whole(const nlohmann::json& j, const char* key, T def) {
   if (!j.is_object()) throw std::invalid_argument("run: expected an object");
   const auto it = j.find(key);
   if (it == j.end()) return def;
-  if (it->is_number_integer()) return it->template get<T>();
-  if (!it->is_number()) {
-    throw std::invalid_argument(std::string("run: \"") + key +
-                                "\" is not a number");
-  }
-  const double d = it->template get<double>();
-  if (!(d >= static_cast<double>(std::numeric_limits<T>::min()) &&
-        d < static_cast<double>(std::numeric_limits<T>::max()))) {
-    throw std::invalid_argument(std::string("run: \"") + key +
-                                "\" out of range");
-  }
-  return static_cast<T>(d);
+  if (const std::optional<T> n = base::WholeNumber<T>(*it)) return *n;
+  throw std::invalid_argument(std::string("run: \"") + key +
+                              "\" is not a whole number in range");
 }
 
 inline std::string Fmt(const char* format, double v) {
