@@ -15,6 +15,7 @@
 #include "emulate/config.h"
 #include "emulate/tsc.h"
 #include "models/contention/models.h"
+#include "shim/internal/deferred_post.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fabric_flows.h"
 #include "shim/internal/fake_device.h"
@@ -336,6 +337,40 @@ TEST_F(FabricTest, PenaltyOfEachFlowIsTheRulesOverTheActiveFlows) {
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now, model), 3.0);
   // ... and ended.
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now + 1000001, model), 2.0);
+}
+
+// A transfer booked alone, joined a quarter into its WR by another into the
+// same port: at the booking's end it is lengthened, the bytes left after
+// the arrival at the new penalty (rho 2: an incast of two), as the fluid
+// model has it; then nothing more is owed.
+TEST_F(FabricTest, PenaltyABookingLengthensWhenAFlowArrivesDuringIt) {
+  ConfigureFabric(emulate::Fabric::kPenalty);
+  FakeDevice a("fake0"), b("fake1");
+  StopEngineFirst stop;
+  const FakeQpEnv ad = FlowFrom(a, 1, 9), bd = FlowFrom(b, 2, 9);
+  QpState* q = E().qps.Find(ad.qp);
+  ASSERT_NE(q, nullptr);
+  FlowSlot& mine = *q->flow.get();
+  FlowSlot& other = *E().qps.Find(bd.qp)->flow.get();
+  const uint64_t t0 = emulate::ReadTsc();
+  const double wire = static_cast<double>(Cal().NsToTicks(MessageNs()));
+  const double slack = static_cast<double>(Cal().NsToTicks(2000));
+  NoteQueued(mine, t0);
+  LateIngress late{.bytes = kBytes, .start = t0};
+  const uint64_t due = FlowDue(q, mine, &late, t0);
+  EXPECT_EQ(late.rho, 1.0);
+  EXPECT_NEAR(static_cast<double>(due - t0), wire, slack);
+  NoteQueued(other, t0 + static_cast<uint64_t>(wire / 4));
+  const uint64_t later = FlowDue(q, mine, &late, due);
+  EXPECT_NEAR(static_cast<double>(later - t0), wire / 4 + 0.75 * wire * 2,
+              slack);
+  EXPECT_EQ(late.bytes, 0u);
+  // Without an arrival after its start, a booking is not lengthened.
+  LateIngress next{.bytes = kBytes, .start = later};
+  NoteQueued(mine, later);
+  const uint64_t next_due = FlowDue(q, mine, &next, later);
+  EXPECT_EQ(next.rho, 2.0);
+  EXPECT_EQ(FlowDue(q, mine, &next, next_due), 0u);
 }
 
 // A process that died with flows claimed: its slots are freed by the next

@@ -269,35 +269,10 @@ size_t DrainLanesLocked(QpState* q, DeferQueue& d, uint64_t now) {
   return handed;
 }
 
-// A post owing its flow a booking is queued on it (+1) or leaves unbooked
-// (-1): the flow is active while any is (fabric_flows.h).
-void CountQueued(QpState* q, const LateIngress& late, int64_t n) {
+// A post owing its flow a booking is queued on it (fabric_flows.h).
+void CountQueued(QpState* q, const LateIngress& late) {
   if (late.bytes == 0) return;
-  if (FlowSlot* flow = q->flow.get()) {
-    flow->queued.fetch_add(n, std::memory_order_relaxed);
-  }
-}
-
-// VERBSEMU_FABRIC=penalty: `late`'s bytes on `flow`'s wire, after what it
-// carries already, at B_port / rho over the node's active flows now; when
-// they may be handed over (less the real link's own time for them, as a
-// pacer's release is).
-uint64_t BookOnFlow(QpState* q, FlowSlot& flow, const LateIngress& late,
-                    uint64_t now) {
-  Engine& e = E();
-  const PortLink* link = q->link.load(std::memory_order_acquire);
-  if (link == nullptr || link->target_bps <= 0) return late.start;
-  const double rho = e.bw.flows.Penalty(flow, now, *e.bw.penalty_model);
-  const double bits = 8.0 * static_cast<double>(late.bytes);
-  const uint64_t wire = e.cal.NsToTicks(bits * rho / link->target_bps * 1e9);
-  const uint64_t start =
-      std::max(late.start, flow.wire_end.load(std::memory_order_relaxed));
-  const uint64_t end = start + wire;
-  flow.wire_end.store(end, std::memory_order_relaxed);
-  e.bw.flows.Reap(now);
-  const uint64_t real =
-      link->real_bps > 0 ? e.cal.NsToTicks(bits / link->real_bps * 1e9) : 0;
-  return end - std::min(real, wire);
+  if (FlowSlot* flow = q->flow.get()) NoteQueued(*flow, emulate::ReadTsc());
 }
 
 // The front post, due by `now`, reserves its peer's ingress if it still
@@ -309,21 +284,18 @@ bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
   DeferredPost& p = *d.fifo.front();
   // Most posts owe nothing: one test on the drain's path.
   if (p.late.bytes == 0) return false;
-  const LateIngress late = std::exchange(p.late, LateIngress{});
-  FlowSlot* flow = q->flow.get();
-  if (flow != nullptr) flow->queued.fetch_sub(1, std::memory_order_relaxed);
-  if (now == kNeverDue) return false;
-  uint64_t release;
-  if (flow != nullptr) {
-    release = BookOnFlow(q, *flow, late, now);
+  uint64_t due;
+  if (FlowSlot* flow = q->flow.get()) {
+    due = FlowDue(q, *flow, &p.late, now);
   } else {
+    const LateIngress late = std::exchange(p.late, LateIngress{});
     emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
-    if (in == nullptr) return false;
-    release =
-        in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued);
+    if (in == nullptr || now == kNeverDue) return false;
+    due = in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued) +
+          late.latency_ticks;
   }
-  if (release + late.latency_ticks <= p.due) return false;
-  p.due = release + late.latency_ticks;
+  if (due <= p.due) return false;
+  p.due = due;
   d.last_due = std::max(d.last_due, p.due);
   return p.due > now;
 }
@@ -384,7 +356,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
     p->due = due;
     p->late = late;
     p->lane = lane;
-    CountQueued(q, late, 1);
+    CountQueued(q, late);
     Push(d, std::move(p));
   }
   if (rc != 0) {
@@ -414,7 +386,7 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   p->due = due;
   p->late = late;
   p->lane = kBatchLane;
-  CountQueued(q, late, 1);
+  CountQueued(q, late);
   Push(d, std::move(p));
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 #include "emulate/tsc.h"
 #include "models/contention/graph.h"
+#include "shim/internal/deferred_post.h"
 #include "shim/internal/segment_key.h"
 #include "shim/internal/state.h"
 #include "shim/internal/warnings.h"
@@ -46,6 +48,7 @@ int VertexOf(uint64_t h, std::vector<uint64_t>* seen, contention::Graph* g) {
 
 void Free(FlowSlot* s) {
   s->queued.store(0, std::memory_order_relaxed);
+  s->active_since.store(0, std::memory_order_relaxed);
   s->wire_end.store(0, std::memory_order_relaxed);
   s->pid.store(0, std::memory_order_release);
 }
@@ -96,7 +99,7 @@ FlowSlot* FabricFlows::Claim(const std::string& src, const std::string& dst) {
 }
 
 double FabricFlows::Penalty(const FlowSlot& self, uint64_t now,
-                            const contention::Model& model) {
+                            const contention::Model& model, uint64_t* latest) {
   SharedFlows* t = Table();
   contention::Graph g;
   std::vector<uint64_t> seen;
@@ -108,6 +111,10 @@ double FabricFlows::Penalty(const FlowSlot& self, uint64_t now,
       {VertexOf(self_src, &seen, &g), VertexOf(self_dst, &seen, &g)});
   for (const FlowSlot& s : t->slots) {
     if (&s == &self || !Active(s, now)) continue;
+    if (latest != nullptr) {
+      *latest =
+          std::max(*latest, s.active_since.load(std::memory_order_relaxed));
+    }
     const uint64_t src = s.src.load(std::memory_order_relaxed);
     const uint64_t dst = s.dst.load(std::memory_order_relaxed);
     if (src == dst) continue;
@@ -117,6 +124,81 @@ double FabricFlows::Penalty(const FlowSlot& self, uint64_t now,
   if (g.edges.size() == 1) return 1;
   const double rho = model.penalties(g).front();
   return std::isfinite(rho) && rho >= 1 ? rho : 1;
+}
+
+void NoteQueued(FlowSlot& flow, uint64_t now) {
+  const bool idle = flow.queued.load(std::memory_order_relaxed) <= 0 &&
+                    flow.wire_end.load(std::memory_order_relaxed) <= now;
+  if (idle) flow.active_since.store(now, std::memory_order_relaxed);
+  flow.queued.fetch_add(1, std::memory_order_relaxed);
+}
+
+namespace {
+
+// The TSC ticks `bytes` take at `bps` (0: none).
+uint64_t WireTicks(uint64_t bytes, double bps) {
+  if (bps <= 0) return 0;
+  return E().cal.NsToTicks(8.0 * static_cast<double>(bytes) / bps * 1e9);
+}
+
+// When the booking `late` may be handed over: its end less the real link's
+// own time for its bytes (as a pacer's release is), plus its latency.
+uint64_t HandOverAt(const PortLink& link, const LateIngress& late) {
+  const uint64_t span = late.end - late.start;
+  return late.end - std::min(span, WireTicks(late.bytes, link.real_bps)) +
+         late.latency_ticks;
+}
+
+void Book(Engine& e, const PortLink& link, FlowSlot& flow, LateIngress* late,
+          uint64_t now) {
+  late->rho = e.bw.flows.Penalty(flow, now, *e.bw.penalty_model);
+  late->start =
+      std::max(late->start, flow.wire_end.load(std::memory_order_relaxed));
+  late->end = late->start + static_cast<uint64_t>(
+                                late->rho * static_cast<double>(WireTicks(
+                                                late->bytes, link.target_bps)));
+  flow.wire_end.store(late->end, std::memory_order_relaxed);
+}
+
+// At its end, a booking whose penalty rose since it started (flows became
+// active): from the latest arrival on, the bytes left at the new penalty.
+bool Lengthen(Engine& e, FlowSlot& flow, LateIngress* late, uint64_t now) {
+  uint64_t arrived = 0;
+  const double rho =
+      e.bw.flows.Penalty(flow, now, *e.bw.penalty_model, &arrived);
+  if (!(rho > late->rho * (1 + 1e-9)) || arrived <= late->start ||
+      arrived >= late->end) {
+    return false;
+  }
+  const double span = static_cast<double>(late->end - late->start);
+  const double left = static_cast<double>(late->end - arrived) / span;
+  late->end = arrived + static_cast<uint64_t>(left * span * rho / late->rho);
+  late->rho = rho;
+  flow.wire_end.store(late->end, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace
+
+uint64_t FlowDue(QpState* q, FlowSlot& flow, LateIngress* late, uint64_t now) {
+  Engine& e = E();
+  const bool booked = late->rho > 0;
+  if (!booked) flow.queued.fetch_sub(1, std::memory_order_relaxed);
+  const PortLink* link = q->link.load(std::memory_order_acquire);
+  if (now == kNeverDue || link == nullptr || link->target_bps <= 0 ||
+      e.bw.penalty_model == nullptr) {
+    *late = LateIngress{};
+    return 0;
+  }
+  if (!booked) {
+    Book(e, *link, flow, late, now);
+    e.bw.flows.Reap(now);
+    return HandOverAt(*link, *late);
+  }
+  const uint64_t due =
+      Lengthen(e, flow, late, now) ? HandOverAt(*link, *late) : 0;
+  *late = LateIngress{};
+  return due;
 }
 
 void FabricFlows::Reap(uint64_t now) {

@@ -29,9 +29,10 @@ namespace verbsemu::shim::internal {
 struct FlowSlot {
   std::atomic<int32_t> pid{0};
   std::atomic<uint32_t> unused{0};
-  std::atomic<uint64_t> src{0}, dst{0};  // hashes of the address keys
-  std::atomic<int64_t> queued{0};        // posts not yet booked
-  std::atomic<uint64_t> wire_end{0};     // TSC: its last booked byte's end
+  std::atomic<uint64_t> src{0}, dst{0};   // hashes of the address keys
+  std::atomic<int64_t> queued{0};         // posts not yet booked
+  std::atomic<uint64_t> wire_end{0};      // TSC: its last booked byte's end
+  std::atomic<uint64_t> active_since{0};  // TSC: when it last became active
 };
 
 // The node's flows. Zero-filled is new.
@@ -66,9 +67,10 @@ class FabricFlows {
   // table is full (a warning says so, once).
   FlowSlot* Claim(const std::string& src, const std::string& dst);
   // The penalty rho >= 1 of `self` in the graph of the flows active at
-  // `now` (self always among them), by `model`.
+  // `now` (self always among them), by `model`; *latest (if not null): the
+  // latest time another of them became active.
   double Penalty(const FlowSlot& self, uint64_t now,
-                 const contention::Model& model);
+                 const contention::Model& model, uint64_t* latest = nullptr);
   // Frees the slots of processes that are gone (at most every 100 ms).
   void Reap(uint64_t now);
   size_t claimed() const { return claimed_.load(); }
@@ -81,6 +83,23 @@ class FabricFlows {
   std::atomic<uint64_t> next_reap_{0};
   std::atomic<size_t> claimed_{0};
 };
+
+struct LateIngress;
+struct QpState;
+
+// A post is queued on `flow` at `now`: it is active from now if it was not.
+void NoteQueued(FlowSlot& flow, uint64_t now);
+
+// When the front post of q's queue, due by `now`, may be handed over, for
+// what it owes q's flow (`late`): booked the first time, from when its
+// first byte may leave and after what the flow carries already, at B_port
+// / rho over the flows active now; at the end of that booking, lengthened
+// if flows that became active since raised its penalty (from the latest
+// of them on, for the bytes left), so a transfer that started alone a
+// moment before the others shares with them from its first WR. Clears
+// `late` when nothing more is owed. 0: hand it over now (`now` is
+// kNeverDue: it leaves unbooked).
+uint64_t FlowDue(QpState* q, FlowSlot& flow, LateIngress* late, uint64_t now);
 
 }  // namespace verbsemu::shim::internal
 
