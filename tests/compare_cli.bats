@@ -12,7 +12,7 @@ setup() {
   json_get=$BATS_TEST_DIRNAME/../verbsbench/json_get
   plot=$(readlink -f "$BATS_TEST_DIRNAME/../tools/plot/plot.sh")
   HISTDAT=$(readlink -f "$BATS_TEST_DIRNAME/../tools/plot/histdat")
-  LOPFIT=$(readlink -f "$BATS_TEST_DIRNAME/../tools/fit/lopfit")
+  LOPFIT=$(readlink -f "$BATS_TEST_DIRNAME/../models/lop/lopfit")
   export HISTDAT LOPFIT
   local data=$BATS_TEST_DIRNAME/../verbsbench/compare/testdata
   # 10,000 rounds each (stored bins only), and 1,000 with every sample (raw).

@@ -7,11 +7,11 @@ load ../../bazel/expect_error
 
 setup() {
   plot=$BATS_TEST_DIRNAME/plot.sh
-  LOPFIT=$(readlink -f "$BATS_TEST_DIRNAME/../fit/lopfit")
+  LOPFIT=$(readlink -f "$BATS_TEST_DIRNAME/../../models/lop/lopfit")
   HISTDAT=$(readlink -f "$BATS_TEST_DIRNAME/histdat")
   export LOPFIT HISTDAT
   lat=$BATS_TEST_DIRNAME/testdata/lat_rxe.json
-  lop=$BATS_TEST_DIRNAME/../fit/testdata/lop_rxe8.json
+  lop=$BATS_TEST_DIRNAME/../../models/lop/testdata/lop_rxe8.json
   t=$BATS_TEST_TMPDIR
 }
 

@@ -15,7 +15,7 @@
 #               per point they share, on the shared bins `verbsbench compare`
 #               measured its distances on (verbsbench compare --plot-dir)
 # The gnuplot inputs (.dat, .gp) are kept in OUTDIR/data for tweaking.
-# Needs only bash and gnuplot; the data files come from //tools/fit:lopfit
+# Needs only bash and gnuplot; the data files come from //models/lop:lopfit
 # and //tools/plot:histdat (found next to this script in Bazel's runfiles,
 # in bazel-bin, or through $LOPFIT / $HISTDAT).
 set -euo pipefail
@@ -99,7 +99,7 @@ find_tool() {
   done
   command -v "$name" || die "cannot find $name (build //$(dirname "$rel"):$name or set \$$(echo "$name" | tr '[:lower:]' '[:upper:]'))"
 }
-LOPFIT_BIN="$(find_tool lopfit tools/fit/lopfit "${LOPFIT:-}")"
+LOPFIT_BIN="$(find_tool lopfit models/lop/lopfit "${LOPFIT:-}")"
 HISTDAT_BIN="$(find_tool histdat tools/plot/histdat "${HISTDAT:-}")"
 LOPFIT_BIN="$(cd "$(dirname "$LOPFIT_BIN")" && pwd)/$(basename "$LOPFIT_BIN")"
 HISTDAT_BIN="$(cd "$(dirname "$HISTDAT_BIN")" && pwd)/$(basename "$HISTDAT_BIN")"
