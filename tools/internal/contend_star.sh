@@ -2,7 +2,7 @@
 # Contention graphs in the test bed's star (soft-roce/vm --topology star:N
 # --host-root), every rank under the shim pacing its port at RATE in latency
 # MODE (spin: a post blocks until its release; defer: it queues, as on a
-# NIC), with the egress alone or --fabric links: verbsbench contend's table
+# NIC), with the egress alone, --fabric links or --fabric penalty: verbsbench contend's table
 # and file (edges of SIZE in WRs of WR bytes), and contentionfit fit's
 # comparison with max-min sharing (what links should give) and the paper's
 # rules.
