@@ -30,6 +30,14 @@ setup() {
   [ "$rc" = 0 ] || { echo "exit $rc: $(tail -n 5 "$out")"; return 1; }
 }
 
+@test "--root refuses a directory that is not a root file system" {
+  local rc=0
+  soft-roce/vm --root "$BATS_TEST_TMPDIR" -- true >"$out" 2>&1 || rc=$?
+  [ "$rc" != 0 ] || { echo "exit 0 for a root without /bin/sh"; return 1; }
+  grep -q -- "--root $BATS_TEST_TMPDIR: no /bin/sh there" "$out" ||
+    { echo "said: $(cat "$out")"; return 1; }
+}
+
 @test "a hang ends at the timeout with the console tail" {
   local rc=0 start took
   start=$(date +%s)
