@@ -5,7 +5,9 @@
 #include <type_traits>
 
 #include "base/enum_table.h"
+#include "base/read_file.h"
 #include "emulate/units.h"
+#include "models/contention/models.h"
 
 namespace verbsemu::shim {
 namespace {
@@ -149,6 +151,31 @@ bool ApplyReportSignal(std::string_view t, Settings* s, std::string*) {
   return true;
 }
 
+bool ApplyPenalties(std::string_view t, Settings* s, std::string* why) {
+  auto settings = std::make_shared<PenaltySettings>();
+  settings->source = std::string(t);
+  if (const contention::Model* model = contention::FindModel(t)) {
+    settings->penalties.model = model;
+  } else {
+    std::string text;
+    if (!base::ReadFileText(settings->source, contention::kMaxPenaltyFileBytes,
+                            &text, why)) {
+      *why = "'" + Printable(t) + "' is no model (" + contention::ModelNames() +
+             ") and not a penalties file: " + *why;
+      return false;
+    }
+    std::string file_why;
+    auto file = contention::ParsePenaltyFile(text, &file_why);
+    if (!file) {
+      *why = settings->source + ": " + file_why;
+      return false;
+    }
+    settings->penalties = std::move(*file);
+  }
+  s->penalties = std::move(settings);
+  return true;
+}
+
 bool ApplyTopology(std::string_view t, Settings* s, std::string* why) {
   auto settings = std::make_shared<TopologySettings>();
   settings->path = std::string(t);
@@ -263,6 +290,14 @@ constexpr Knob kKnobs[] = {
      "from the contention model over the node's active transfers (within "
      "one node's shared memory)",
      ApplyEnum<&emulate::Config::fabric>},
+    {"VERBSEMU_PENALTIES", "--penalties", "MODEL|FILE",
+     "mm2011-node, mm2011-edge, maxmin, ib-hol, or a penalties file "
+     "(contentionfit export)",
+     "mm2011-node",
+     "where --fabric penalty takes each transfer's penalty from: a "
+     "contention model, or a file of measured penalties by shape (its model "
+     "for the rest)",
+     ApplyPenalties},
     {"VERBSEMU_PAD_THRESHOLD", "--pad-threshold", "S",
      "a size such as 65536, 64KiB, 1MiB", "64KiB",
      "padding owed is sent once it reaches this many bytes", ApplyPadThreshold},

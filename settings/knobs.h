@@ -17,6 +17,7 @@
 #include "emulate/config.h"
 #include "emulate/delay_distribution.h"
 #include "emulate/topology.h"
+#include "models/contention/penalty_file.h"
 #include "settings/defer_cpu.h"
 
 namespace verbsemu::shim {
@@ -35,6 +36,14 @@ struct TopologySettings {
 
 // What the shim runs with: the engine's settings plus those only the shim
 // uses (which devices, where and when to report).
+// VERBSEMU_PENALTIES: what VERBSEMU_FABRIC=penalty takes the penalties
+// from: a model of models/contention, or a penalties file (contentionfit
+// export), whose listed shapes override its model.
+struct PenaltySettings {
+  std::string source;  // the model's name or the file's path
+  contention::PenaltyFile penalties;
+};
+
 struct Settings {
   emulate::Config engine;
   std::vector<std::string> devices;  // empty: every device
@@ -42,6 +51,7 @@ struct Settings {
   int report_signal = 0;             // SIGUSR1/SIGUSR2: report on request
   bool allow_direct_verbs = false;   // mlx5dv stays available (unemulated)
   std::shared_ptr<const TopologySettings> topology;  // null: one class
+  std::shared_ptr<const PenaltySettings> penalties;  // null: mm2011-node
   // Whose shared segments (a port's link, its packet counts) these are:
   // VERBSEMU_JOB, else the launcher's job id (JobFromLauncher), else ""
   // (per user).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <initializer_list>
 #include <map>
 #include <string>
@@ -121,6 +122,44 @@ TEST(SettingsFromEnvTest, ShmDirIsAnAbsolutePath) {
   EXPECT_NE(ValidateKnob(k, "relative/dir").find("not an absolute path"),
             std::string::npos);
   EXPECT_NE(ValidateKnob(k, ""), "");
+}
+
+// VERBSEMU_PENALTIES: a model by name, or a penalties file; anything else
+// one line naming both forms.
+TEST(SettingsFromEnvTest, PenaltiesAreAModelOrAFile) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_PENALTIES", "maxmin"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_NE(r.settings.penalties, nullptr);
+  EXPECT_EQ(r.settings.penalties->penalties.model->name, "maxmin");
+  EXPECT_TRUE(r.settings.penalties->penalties.shapes.empty());
+  EXPECT_EQ(SettingsFromEnv(FakeEnv({})).settings.penalties, nullptr);
+
+  const std::string path = ::testing::TempDir() + "/penalties.txt";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs(
+      "# verbsemu penalties v1\nmodel mm2011-edge\n"
+      "shape 0>1,0>2 rho=2.5,2.5\n",
+      f);
+  std::fclose(f);
+  r = SettingsFromEnv(FakeEnv({{"VERBSEMU_PENALTIES", path}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.settings.penalties->source, path);
+  EXPECT_EQ(r.settings.penalties->penalties.model->name, "mm2011-edge");
+  EXPECT_EQ(r.settings.penalties->penalties.shapes.size(), 1u);
+
+  r = SettingsFromEnv(FakeEnv({{"VERBSEMU_PENALTIES", "fluid"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("VERBSEMU_PENALTIES"), std::string::npos);
+  EXPECT_NE(r.error.find("mm2011-node"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+  f = std::fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("# verbsemu penalties v1\nmodel nonsense\n", f);
+  std::fclose(f);
+  r = SettingsFromEnv(FakeEnv({{"VERBSEMU_PENALTIES", path}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find(path + ": line 2"), std::string::npos) << r.error;
 }
 
 TEST(SettingsFromEnvTest, BadValueNamesVariableAndAcceptedForms) {

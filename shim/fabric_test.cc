@@ -9,12 +9,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emulate/config.h"
 #include "emulate/tsc.h"
 #include "models/contention/models.h"
+#include "models/contention/penalty_file.h"
 #include "shim/internal/deferred_post.h"
 #include "shim/internal/engine.h"
 #include "shim/internal/fabric_flows.h"
@@ -44,7 +47,8 @@ struct StopEngineFirst {
 class FabricTest : public ShimTest {
  protected:
   // Pacing at 1 Gbit/s over a "real" link far faster, the posts deferred.
-  void ConfigureFabric(emulate::Fabric fabric, const char* rate = "1Gbit/s") {
+  void ConfigureFabric(emulate::Fabric fabric, const char* rate = "1Gbit/s",
+                       std::shared_ptr<const PenaltySettings> penalties = {}) {
     emulate::Config c;
     c.bandwidth = *emulate::ParseBandwidth(rate);
     c.bw_mode = emulate::BwMode::kPace;
@@ -54,6 +58,7 @@ class FabricTest : public ShimTest {
     Settings s;
     s.engine = c;
     s.report = "stderr";  // the holds are noted (lateness)
+    s.penalties = std::move(penalties);
     Configure(s);
   }
   // A QP on `d` connected to the port whose GID ends in `peer`.
@@ -325,7 +330,7 @@ TEST_F(FabricTest, PenaltyOfEachFlowIsTheRulesOverTheActiveFlows) {
     ASSERT_NE(flows.back(), nullptr);
     flows.back()->queued.store(1);  // a post waiting: active
   }
-  const contention::Model& model = *contention::FindModel("mm2011-node");
+  const contention::PenaltyFile& model = *E().bw.penalties;
   const uint64_t now = emulate::ReadTsc();
   FabricFlows& table = E().bw.flows;
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now, model), 3.0);
@@ -371,6 +376,52 @@ TEST_F(FabricTest, PenaltyABookingLengthensWhenAFlowArrivesDuringIt) {
   const uint64_t next_due = FlowDue(q, mine, &next, later);
   EXPECT_EQ(next.rho, 2.0);
   EXPECT_EQ(FlowDue(q, mine, &next, next_due), 0u);
+}
+
+// VERBSEMU_PENALTIES: the same graph under max-min sharing (2 each), and a
+// file whose measured shape for it overrides its model.
+TEST_F(FabricTest, PenaltyTakesItsPenaltiesFromTheModelOrFileAsked) {
+  auto maxmin = std::make_shared<PenaltySettings>();
+  maxmin->source = "maxmin";
+  maxmin->penalties.model = contention::FindModel("maxmin");
+  // A measured shape of a>b,a>c,d>c, as contentionfit export writes it: its
+  // canonical form, the penalties in that form's edge order.
+  const std::vector<double> measured{2.75, 3.25, 1.25};
+  std::string why;
+  const auto graph = contention::ParseGraph("a>b,a>c,d>c", &why);
+  ASSERT_TRUE(graph) << why;
+  const auto canonical = contention::Canonicalize(*graph, &why);
+  ASSERT_TRUE(canonical) << why;
+  auto file = std::make_shared<PenaltySettings>();
+  file->source = "measured.txt";
+  file->penalties.model = contention::FindModel("mm2011-node");
+  std::vector<double>& rho = file->penalties.shapes[canonical->form];
+  for (const int edge : canonical->edge_order) rho.push_back(measured[edge]);
+  for (const auto& [settings, want] :
+       {std::pair{maxmin, std::vector<double>{2, 2, 2}},
+        std::pair{file, measured}}) {
+    ConfigureFabric(emulate::Fabric::kPenalty, "1Gbit/s", settings);
+    FakeDevice a("fake0"), d("fake3");
+    StopEngineFirst stop;
+    const FakeQpEnv ab = FlowFrom(a, 1, 8), ac = FlowFrom(a, 1, 9),
+                    dc = FlowFrom(d, 4, 9);
+    std::vector<FlowSlot*> flows;
+    for (const FakeQpEnv* e : {&ab, &ac, &dc}) {
+      flows.push_back(E().qps.Find(e->qp)->flow.get());
+      ASSERT_NE(flows.back(), nullptr);
+      flows.back()->queued.store(1);
+    }
+    const uint64_t now = emulate::ReadTsc();
+    for (size_t i = 0; i < flows.size(); ++i) {
+      EXPECT_DOUBLE_EQ(E().bw.flows.Penalty(*flows[i], now, *E().bw.penalties),
+                       want[i])
+          << settings->source << " edge " << i;
+    }
+    EXPECT_NE(ReportText().find("B_port/rho (" + settings->source + ")"),
+              std::string::npos)
+        << ReportText();
+    ResetForTesting();
+  }
 }
 
 // A process that died with flows claimed: its slots are freed by the next

@@ -99,7 +99,8 @@ FlowSlot* FabricFlows::Claim(const std::string& src, const std::string& dst) {
 }
 
 double FabricFlows::Penalty(const FlowSlot& self, uint64_t now,
-                            const contention::Model& model, uint64_t* latest) {
+                            const contention::PenaltyFile& penalties,
+                            uint64_t* latest) {
   SharedFlows* t = Table();
   contention::Graph g;
   std::vector<uint64_t> seen;
@@ -122,7 +123,7 @@ double FabricFlows::Penalty(const FlowSlot& self, uint64_t now,
     if (g.edges.size() >= contention::kMaxEdges) break;
   }
   if (g.edges.size() == 1) return 1;
-  const double rho = model.penalties(g).front();
+  const double rho = penalties(g).front();
   return std::isfinite(rho) && rho >= 1 ? rho : 1;
 }
 
@@ -151,7 +152,7 @@ uint64_t HandOverAt(const PortLink& link, const LateIngress& late) {
 
 void Book(Engine& e, const PortLink& link, FlowSlot& flow, LateIngress* late,
           uint64_t now) {
-  late->rho = e.bw.flows.Penalty(flow, now, *e.bw.penalty_model);
+  late->rho = e.bw.flows.Penalty(flow, now, *e.bw.penalties);
   late->start =
       std::max(late->start, flow.wire_end.load(std::memory_order_relaxed));
   late->end = late->start + static_cast<uint64_t>(
@@ -164,8 +165,7 @@ void Book(Engine& e, const PortLink& link, FlowSlot& flow, LateIngress* late,
 // active): from the latest arrival on, the bytes left at the new penalty.
 bool Lengthen(Engine& e, FlowSlot& flow, LateIngress* late, uint64_t now) {
   uint64_t arrived = 0;
-  const double rho =
-      e.bw.flows.Penalty(flow, now, *e.bw.penalty_model, &arrived);
+  const double rho = e.bw.flows.Penalty(flow, now, *e.bw.penalties, &arrived);
   if (!(rho > late->rho * (1 + 1e-9)) || arrived <= late->start ||
       arrived >= late->end) {
     return false;
@@ -180,13 +180,23 @@ bool Lengthen(Engine& e, FlowSlot& flow, LateIngress* late, uint64_t now) {
 
 }  // namespace
 
+const contention::PenaltyFile& PenaltiesOf(const Settings& s) {
+  static const contention::PenaltyFile kDefault{
+      contention::FindModel("mm2011-node"), {}};
+  return s.penalties != nullptr ? s.penalties->penalties : kDefault;
+}
+
+std::string PenaltiesName(const Settings& s) {
+  return s.penalties != nullptr ? s.penalties->source : "mm2011-node";
+}
+
 uint64_t FlowDue(QpState* q, FlowSlot& flow, LateIngress* late, uint64_t now) {
   Engine& e = E();
   const bool booked = late->rho > 0;
   if (!booked) flow.queued.fetch_sub(1, std::memory_order_relaxed);
   const PortLink* link = q->link.load(std::memory_order_acquire);
   if (now == kNeverDue || link == nullptr || link->target_bps <= 0 ||
-      e.bw.penalty_model == nullptr) {
+      e.bw.penalties == nullptr) {
     *late = LateIngress{};
     return 0;
   }

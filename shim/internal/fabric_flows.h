@@ -20,7 +20,8 @@
 #include <memory>
 #include <string>
 
-#include "models/contention/models.h"
+#include "models/contention/penalty_file.h"
+#include "settings/knobs.h"
 #include "shim/internal/shm_segment.h"
 
 namespace verbsemu::shim::internal {
@@ -70,7 +71,8 @@ class FabricFlows {
   // `now` (self always among them), by `model`; *latest (if not null): the
   // latest time another of them became active.
   double Penalty(const FlowSlot& self, uint64_t now,
-                 const contention::Model& model, uint64_t* latest = nullptr);
+                 const contention::PenaltyFile& penalties,
+                 uint64_t* latest = nullptr);
   // Frees the slots of processes that are gone (at most every 100 ms).
   void Reap(uint64_t now);
   size_t claimed() const { return claimed_.load(); }
@@ -86,6 +88,11 @@ class FabricFlows {
 
 struct LateIngress;
 struct QpState;
+
+// Where VERBSEMU_FABRIC=penalty takes the penalties from (VERBSEMU_PENALTIES,
+// else mm2011-node), and its name for the report.
+const contention::PenaltyFile& PenaltiesOf(const Settings& s);
+std::string PenaltiesName(const Settings& s);
 
 // A post is queued on `flow` at `now`: it is active from now if it was not.
 void NoteQueued(FlowSlot& flow, uint64_t now);

@@ -64,7 +64,7 @@ void WarnNoPeerAddress(const QpState& q) {
 // said once).
 bool UsesPenalty(const Engine& e, const QpState& q) {
   if (e.settings.engine.fabric != emulate::Fabric::kPenalty ||
-      e.bw.penalty_model == nullptr) {
+      e.bw.penalties == nullptr) {
     return false;
   }
   if (q.defer != nullptr) return true;

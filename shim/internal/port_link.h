@@ -51,10 +51,10 @@ struct BandwidthState {
   std::atomic<uint64_t> resets{0};
   // VERBSEMU_FABRIC=links: the ports' ingress links this process sends to.
   IngressLinks ingress;
-  // VERBSEMU_FABRIC=penalty: the node's flows, and the model of their
-  // penalties (mm2011-node).
+  // VERBSEMU_FABRIC=penalty: the node's flows, and where their penalties
+  // come from (VERBSEMU_PENALTIES; null unless the fabric is penalty).
   FabricFlows flows;
-  const contention::Model* penalty_model = nullptr;
+  const contention::PenaltyFile* penalties = nullptr;
 };
 
 // One virtual link per physical port: the schedules of a (user, job,

@@ -77,8 +77,9 @@ std::string FabricLine(const Engine& e) {
              std::to_string(e.bw.ingress.size()) +
              " ingress link(s) reserved on\n";
     case emulate::Fabric::kPenalty:
-      return "fabric penalty: each transfer at B_port/rho (mm2011-node) over "
-             "the node's active transfers; " +
+      return "fabric penalty: each transfer at B_port/rho (" +
+             PenaltiesName(e.settings) +
+             ") over the node's active transfers; " +
              std::to_string(e.bw.flows.claimed()) + " flow(s) claimed\n";
   }
   return "";

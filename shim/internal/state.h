@@ -264,9 +264,9 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.loggp.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
                                               e.cal.spin_fixed_cost_ticks);
   e.loggp.gap_ticks = cal.NsToTicks(c.gap_ns);
-  e.bw.penalty_model = c.fabric == emulate::Fabric::kPenalty
-                           ? contention::FindModel("mm2011-node")
-                           : nullptr;
+  e.bw.penalties = c.fabric == emulate::Fabric::kPenalty
+                       ? &PenaltiesOf(e.settings)
+                       : nullptr;
   e.loggp.gap_port = c.gap_scope == emulate::GapScope::kPort;
   e.loggp.gap_burst_ticks =
       std::max(2 * e.loggp.gap_ticks, cal.NsToTicks(LogGpWaits::kGapBurstNs));
