@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "verbsbench/mode.h"
+#include "verbsbench/report.h"
 #include "verbsbench/result.h"
 
 namespace verbsbench::internal {
@@ -309,6 +310,38 @@ TEST(Result, ModeResolutionReachesEveryDistribution) {
                             : j["results"][0]["stats"];
     EXPECT_EQ(stats["mode_resolution"], 0.03) << Name(mode);
     EXPECT_EQ(j["params"]["mode_resolution"], 0.03) << Name(mode);
+  }
+}
+
+size_t Lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Every row of the modes' table, with its defaults, runs over the fakes and
+// writes a run every report writer prints: a new row is covered here.
+TEST(ModeTable, EveryRowRunsAndEveryWriterPrintsIt) {
+  for (const ModeRow& row : kModes) {
+    Options o;
+    o.mode = row.mode;
+    o.iters = 10;
+    FakeMeasurements meas;
+    const Result result = RunMode(o, meas);
+    EXPECT_FALSE(meas.log.empty()) << Name(row.mode);
+    const json j = ToJson(result);
+    EXPECT_EQ(j["mode"], Name(row.mode));
+    std::ostringstream table, csv, histograms, raw;
+    PrintTable(j, table);
+    WriteCsv(j, csv);
+    WriteHistograms(j, histograms);
+    WriteRaw(j, raw);
+    // Beyond what every run prints (the header, the timer's block): the
+    // mode's lines.
+    EXPECT_GT(Lines(table.str()), 3u) << Name(row.mode) << ":\n" << table.str();
+    EXPECT_GT(Lines(csv.str()), 1u) << Name(row.mode);
+    EXPECT_NE(histograms.str().find("cycle minimums"), std::string::npos)
+        << Name(row.mode);
+    // The fakes keep no raw samples: the header alone.
+    EXPECT_EQ(raw.str(), "# label sample_ns\n") << Name(row.mode);
   }
 }
 
