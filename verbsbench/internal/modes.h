@@ -44,7 +44,8 @@ std::vector<BwPoint> RunBw(Measurements& m, const Options& o,
 void BwJson(const Result& r, nlohmann::json& run);
 void PrintLatTable(const nlohmann::json& run, std::ostream& out);
 void PrintBwTable(const nlohmann::json& run, std::ostream& out);
-void WriteResultsCsv(const nlohmann::json& run, std::ostream& out);
+void WriteLatCsv(const nlohmann::json& run, std::ostream& out);
+void WriteBwCsv(const nlohmann::json& run, std::ostream& out);
 void ResultsStats(const nlohmann::json& run, const StatsFn& fn);
 void WriteResultsRaw(const nlohmann::json& run, std::ostream& out);
 
@@ -111,7 +112,7 @@ inline constexpr std::array<ModeRow, 4> kModes = {{
      .run = [](Measurements& m, const Options& o, std::ostream& p,
                Result& r) { r.lat = RunLat(m, o, p); },
      .to_json = LatJson,
-     .print_table = PrintLatTable, .write_csv = WriteResultsCsv,
+     .print_table = PrintLatTable, .write_csv = WriteLatCsv,
      .for_each_stats = ResultsStats, .write_raw = WriteResultsRaw},
     {.mode = Mode::kBw,
      .help = "",
@@ -120,7 +121,7 @@ inline constexpr std::array<ModeRow, 4> kModes = {{
      .run = [](Measurements& m, const Options& o, std::ostream& p,
                Result& r) { r.bw = RunBw(m, o, p); },
      .to_json = BwJson,
-     .print_table = PrintBwTable, .write_csv = WriteResultsCsv,
+     .print_table = PrintBwTable, .write_csv = WriteBwCsv,
      .for_each_stats = ResultsStats, .write_raw = WriteResultsRaw},
     {.mode = Mode::kLop,
      .help = "  lop: start the root with --peers P, then P peers with the "

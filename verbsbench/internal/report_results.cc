@@ -46,6 +46,27 @@ void WriteStatsCsv(const json& s, std::ostream& out) {
       << s.value("kurtosis", 0.0) << "," << Field(s, "modes").size();
 }
 
+// The CSV of a run's results; with `rates`, bw's columns.
+void WriteResultsCsv(const json& run, bool rates, std::ostream& out) {
+  const std::string mode = run.value("mode", "");
+  out << "mode,op,inline,size,iterations,metric,";
+  if (rates) out << "bw_MiBps,msg_rate_Mpps,bidirectional,";
+  out << kStatsCsvHeader << kCycleCsvHeader << "\n";
+  for (const json& r : Field(run, "results")) {
+    out << mode << "," << r.value("op", std::string()) << ","
+        << r.value("inline", false) << "," << Whole(r, "size", 0) << ","
+        << Whole(r, "iterations", 0ull) << ","
+        << r.value("metric", std::string()) << ",";
+    if (rates) {
+      out << r.value("bw_MiBps", 0.0) << "," << r.value("msg_rate_Mpps", 0.0)
+          << "," << r.value("bidirectional", false) << ",";
+    }
+    WriteStatsCsv(Field(r, "stats"), out);
+    WriteCycleCsv(Field(r, "stats"), out);
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 void PrintLatTable(const json& run, std::ostream& out) {
@@ -96,24 +117,12 @@ void PrintBwTable(const json& run, std::ostream& out) {
   }
 }
 
-void WriteResultsCsv(const json& run, std::ostream& out) {
-  const std::string mode = run.value("mode", "");
-  out << "mode,op,inline,size,iterations,metric,";
-  if (mode == "bw") out << "bw_MiBps,msg_rate_Mpps,bidirectional,";
-  out << kStatsCsvHeader << kCycleCsvHeader << "\n";
-  for (const json& r : Field(run, "results")) {
-    out << mode << "," << r.value("op", std::string()) << ","
-        << r.value("inline", false) << "," << Whole(r, "size", 0) << ","
-        << Whole(r, "iterations", 0ull) << ","
-        << r.value("metric", std::string()) << ",";
-    if (mode == "bw") {
-      out << r.value("bw_MiBps", 0.0) << "," << r.value("msg_rate_Mpps", 0.0)
-          << "," << r.value("bidirectional", false) << ",";
-    }
-    WriteStatsCsv(Field(r, "stats"), out);
-    WriteCycleCsv(Field(r, "stats"), out);
-    out << "\n";
-  }
+void WriteLatCsv(const json& run, std::ostream& out) {
+  WriteResultsCsv(run, false, out);
+}
+
+void WriteBwCsv(const json& run, std::ostream& out) {
+  WriteResultsCsv(run, true, out);
 }
 
 // "lat send inline size 8": the mode, then the point.
