@@ -1,6 +1,6 @@
 // histdat: writes the histograms of a verbsbench --json run as gnuplot .dat
-// files (used by tools/plot/plot.sh); with --compare, the overlay data of two
-// runs on the shared bins of `verbsbench compare` (plot.sh --compare).
+// files, as the plot program does; with --compare, the overlay data of two
+// runs on the shared bins of `verbsbench compare` (plot --compare).
 #include <boost/program_options.hpp>
 #include <exception>
 #include <fstream>

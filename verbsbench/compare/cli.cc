@@ -156,7 +156,7 @@ void Plot(const Args& a, std::ostream& out) {
   if (!script) {
     throw std::runtime_error(
         "--plot-dir: tools/plot not found (bazel build //tools/plot, or set "
-        "VERBSBENCH_PLOT to tools/plot/plot.sh)");
+        "VERBSBENCH_PLOT to bazel-bin/tools/plot/plot)");
   }
   const PlotOutcome plot =
       RunPlot({*script, "-o", a.plot_dir, "--distance-from", a.from,
