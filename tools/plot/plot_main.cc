@@ -92,14 +92,11 @@ Job ReadJob(const po::variables_map& vm) {
   if (job.fit.predict_max < 0 || job.fit.predict_max > 1000000) {
     throw UsageError("--predict-max must be between 0 and 1000000");
   }
-  const std::string from = vm["distance-from"].as<std::string>();
-  using verbsbench::compare::Source;
-  if (from == "raw") {
-    job.source = Source::kRaw;
-  } else if (from == "bins") {
-    job.source = Source::kBins;
-  } else if (from != "auto") {
-    throw UsageError("bad --distance-from '" + from + "' (auto, raw or bins)");
+  try {
+    job.source =
+        verbsbench::compare::ParseSource(vm["distance-from"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   job.out = fs::absolute(vm["out-dir"].as<std::string>());
   job.data = job.out / "data";
@@ -159,17 +156,9 @@ std::string ReadText(const std::string& path) {
 }
 
 void Histograms(Job& job, const std::string& text) {
-  const std::string& input = job.inputs[0];
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    const auto p = what.find("] ");
-    if (p != std::string::npos) what = what.substr(p + 2);
-    throw std::runtime_error("'" + input + "' is not valid JSON: " + what);
-  }
-  plot::WriteHistogramDats(job.data.string(), plot::FindHistograms(doc));
+  plot::WriteHistogramDats(
+      job.data.string(),
+      plot::FindHistograms(plot::ParseRun(text, job.inputs[0])));
   std::vector<std::string> dats, labels;
   for (const plot::IndexRow& row :
        plot::ReadIndex((job.data / "histograms.tsv").string(), 4)) {

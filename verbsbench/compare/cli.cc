@@ -127,14 +127,7 @@ Args Parse(int argc, const char* const argv[], std::string& help) {
                                 " files given); try --help");
   }
   ApplyThresholds(vm, a);
-  if (a.from == "raw") {
-    a.source = Source::kRaw;
-  } else if (a.from == "bins") {
-    a.source = Source::kBins;
-  } else if (a.from != "auto") {
-    throw std::invalid_argument("bad --distance-from '" + a.from +
-                                "' (auto, raw or bins)");
-  }
+  a.source = ParseSource(a.from);
   return a;
 }
 
