@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/lop/contract.h"
 #include "verbsbench/internal/report_fields.h"
 #include "verbsbench/internal/report_loggp.h"
-#include "verbsbench/lop/contract.h"
 
 namespace verbsbench {
 namespace {

@@ -1,8 +1,8 @@
 #include "verbsbench/result.h"
 
-#include "verbsbench/loggp/contract.h"
-#include "verbsbench/loggp/derive.h"
-#include "verbsbench/lop/derive.h"
+#include "models/loggp/contract.h"
+#include "models/loggp/derive.h"
+#include "models/lop/derive.h"
 
 namespace verbsbench {
 namespace {

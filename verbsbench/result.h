@@ -1,5 +1,6 @@
 // The typed result of a run, with the one ToJson that makes the whole-run
-// JSON the writers (report.h), the test-bed suites and tools/fit read.
+// JSON the writers (report.h), the test-bed suites, lopfit and loggpfit
+// read.
 #ifndef VERBSBENCH_RESULT_H_
 #define VERBSBENCH_RESULT_H_
 
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "verbsbench/lop/contract.h"
+#include "models/lop/contract.h"
 #include "verbsbench/options.h"
 #include "verbsbench/stats.h"
 

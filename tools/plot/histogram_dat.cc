@@ -7,7 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "verbsbench/lop/contract.h"
+#include "models/lop/contract.h"
 
 namespace verbsemu::plot {
 namespace {

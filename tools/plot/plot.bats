@@ -9,7 +9,7 @@ load ../../bazel/expect_error
 setup() {
   plot=$BATS_TEST_DIRNAME/plot
   lat=$BATS_TEST_DIRNAME/testdata/lat_rxe.json
-  lop=$BATS_TEST_DIRNAME/../fit/testdata/lop_rxe8.json
+  lop=$BATS_TEST_DIRNAME/../../models/lop/testdata/lop_rxe8.json
   t=$BATS_TEST_TMPDIR
 }
 

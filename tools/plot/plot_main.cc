@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "models/lop/lop_analysis.h"
+#include "models/lop/lop_data.h"
+#include "models/lop/lop_report.h"
 #include "plot/draw.h"
 #include "plot/gnuplot.h"
-#include "tools/fit/lop_analysis.h"
-#include "tools/fit/lop_data.h"
-#include "tools/fit/lop_report.h"
 #include "tools/plot/compare_dat.h"
 #include "tools/plot/figures.h"
 #include "tools/plot/histogram_dat.h"

@@ -7,8 +7,8 @@
 // median PRTT(n,0,s), lets a whole train arrive before it is retired.
 #include <algorithm>
 
+#include "models/loggp/formulas.h"
 #include "verbsbench/internal/modes.h"
-#include "verbsbench/loggp/formulas.h"
 
 namespace verbsbench::internal {
 namespace {

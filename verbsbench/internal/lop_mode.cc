@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
+#include "models/lop/contract.h"
 #include "verbsbench/internal/modes.h"
-#include "verbsbench/lop/contract.h"
 
 namespace verbsbench::internal {
 namespace {

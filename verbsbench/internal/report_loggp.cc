@@ -1,8 +1,8 @@
 #include "verbsbench/internal/report_loggp.h"
 
+#include "models/loggp/contract.h"
+#include "models/loggp/derive.h"
 #include "verbsbench/internal/report_fields.h"
-#include "verbsbench/loggp/contract.h"
-#include "verbsbench/loggp/derive.h"
 
 namespace verbsbench::internal {
 namespace {
@@ -42,7 +42,7 @@ void PrintLoggpTable(const json& run, std::ostream& out) {
   const int n = Whole(Field(run, loggp::kSection), key::kN, 0);
   out << "# loggp n=" << n
       << ": Netgauge's PRTT(n,d,s), medians in usec (gap = max(o_s, "
-         "g+(s-1)G); L, g, G: tools/fit/loggpfit RUN.json)\n";
+         "g+(s-1)G); L, g, G: models/loggp/loggpfit RUN.json)\n";
   out << "  size     inline PRTT(1,0,s) PRTT(n,0,s) PRTT(n,d,s) d          "
          "gap        o_s        o_r        PRTT/2     flags\n";
   for (const json& pt : Points(run)) {
