@@ -26,7 +26,9 @@ enum class GapScope { kQp, kPort };
 // Which links a transfer crosses (docs/contention.md): its sending port's
 // (egress) only, or also its receiving port's (ingress), so that an incast
 // into a narrowed port shares the port's rate.
-enum class Fabric { kEgress, kLinks };
+// `penalty`: each transfer at the rate the contention model gives it over
+// the graph of the node's active transfers (shim/internal/fabric_flows.h).
+enum class Fabric { kEgress, kLinks, kPenalty };
 
 // A bandwidth target: absolute (bits/s) or a fraction of the real link.
 struct BandwidthTarget {
@@ -108,9 +110,10 @@ struct EnumTable<emulate::GapScope> {
 };
 template <>
 struct EnumTable<emulate::Fabric> {
-  static constexpr std::array<std::pair<emulate::Fabric, const char*>, 2>
+  static constexpr std::array<std::pair<emulate::Fabric, const char*>, 3>
       kRows = {{{emulate::Fabric::kEgress, "egress"},
-                {emulate::Fabric::kLinks, "links"}}};
+                {emulate::Fabric::kLinks, "links"},
+                {emulate::Fabric::kPenalty, "penalty"}}};
 };
 }  // namespace verbsemu::base
 

@@ -259,7 +259,9 @@ constexpr Knob kKnobs[] = {
      base::kEnumChoices<emulate::Fabric>, "egress",
      "which links a transfer's bandwidth is limited on: egress, its sending "
      "port's; links, also its receiving port's, so that senders into one "
-     "port share its rate (within one node's shared memory)",
+     "port share its rate; penalty (defer mode), each transfer at B/rho "
+     "from the contention model over the node's active transfers (within "
+     "one node's shared memory)",
      ApplyEnum<&emulate::Config::fabric>},
     {"VERBSEMU_PAD_THRESHOLD", "--pad-threshold", "S",
      "a size such as 65536, 64KiB, 1MiB", "64KiB",

@@ -3,6 +3,8 @@
 // virtual link of its own; a QP's peer is its address vector's GID.
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,11 +14,15 @@
 
 #include "emulate/config.h"
 #include "emulate/tsc.h"
+#include "models/contention/models.h"
+#include "shim/internal/deferred_post.h"
 #include "shim/internal/engine.h"
+#include "shim/internal/fabric_flows.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/fake_qp.h"
 #include "shim/internal/report.h"
 #include "shim/internal/shim_fixture.h"
+#include "shim/internal/state.h"
 
 namespace verbsemu::shim::internal {
 namespace {
@@ -112,6 +118,7 @@ class FabricTest : public ShimTest {
   }
   // One message's time at 1 Gbit/s.
   static double MessageNs() { return kBytes * 8 / 1.0; }
+  friend FakeQpEnv FlowFrom(FakeDevice& d, uint8_t host, uint8_t peer);
   // What the posts were held for their links, together: each hold's
   // release less its post, as the schedules decided it when it was posted
   // (a slow hand-over, the host's doing, left out). A post made late, on a
@@ -261,6 +268,182 @@ TEST_F(FabricTest, AQpWithoutAPeerAddressIsNamed) {
   EXPECT_NE(printed.find("its traffic is limited on its own port only"),
             std::string::npos)
       << printed;
+}
+
+// VERBSEMU_FABRIC=penalty: device `host`'s QP to the port whose GID ends in
+// `peer`, the devices standing for different nodes.
+FakeQpEnv FlowFrom(FakeDevice& d, uint8_t host, uint8_t peer) {
+  d.gid_host = host;
+  return FabricTest::QpTo(d, peer);
+}
+
+// The mean time between one QP's consecutive messages at its device, from
+// its first to its last (a hand-over made late by a loaded host moves one
+// end only, not every spacing it is next to).
+double MeanSpacingNs(FakeDevice& d, const FakeQpEnv& e) {
+  std::vector<uint64_t> t;
+  for (const PostRecord& r : d.Posts()) {
+    if (r.qp == e.qp) t.push_back(r.tsc);
+  }
+  if (t.size() < 2) return 0;
+  std::sort(t.begin(), t.end());
+  return Cal().TicksToNs(t.back() - t.front()) /
+         static_cast<double>(t.size() - 1);
+}
+
+// Three ports into one: the rules give each transfer rho = 3 (rule (c)),
+// the port's rate between them, as the ingress link does.
+TEST_F(FabricTest, PenaltyAnIncastOfThreeGetsAThirdEach) {
+  ConfigureFabric(emulate::Fabric::kPenalty);
+  FakeDevice a("fake0"), b("fake1"), c("fake2");
+  StopEngineFirst stop;
+  const std::vector<FakeQpEnv> qps{FlowFrom(a, 1, 9), FlowFrom(b, 2, 9),
+                                   FlowFrom(c, 3, 9)};
+  const double rate = PostInTurn(qps, {&a, &b, &c}, 10);
+  EXPECT_LE(rate, 1.03) << rate << " Gbit/s into one port";
+  EXPECT_NE(ReportText().find("fabric penalty: each transfer at B_port/rho "
+                              "(mm2011-node) over the node's active "
+                              "transfers; 3 flow(s) claimed"),
+            std::string::npos)
+      << ReportText();
+}
+
+// a>b, a>c, d>c: the rules give a's two transfers rho = 3 each (its two
+// edges, and d's competing for c: rule (c)) and d's rho = 1.5 (rule (b): a
+// single-out sender against a busier one), where max-min sharing would
+// give every transfer half the rate. When d's flow ends, a's two are a
+// fan-out of two: rho = 2. The penalties as the flows' bookings take them.
+TEST_F(FabricTest, PenaltyOfEachFlowIsTheRulesOverTheActiveFlows) {
+  ConfigureFabric(emulate::Fabric::kPenalty);
+  FakeDevice a("fake0"), d("fake3");
+  StopEngineFirst stop;
+  const FakeQpEnv ab = FlowFrom(a, 1, 8), ac = FlowFrom(a, 1, 9),
+                  dc = FlowFrom(d, 4, 9);
+  std::vector<FlowSlot*> flows;
+  for (const FakeQpEnv* e : {&ab, &ac, &dc}) {
+    flows.push_back(E().qps.Find(e->qp)->flow.get());
+    ASSERT_NE(flows.back(), nullptr);
+    flows.back()->queued.store(1);  // a post waiting: active
+  }
+  const contention::Model& model = *contention::FindModel("mm2011-node");
+  const uint64_t now = emulate::ReadTsc();
+  FabricFlows& table = E().bw.flows;
+  EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now, model), 3.0);
+  EXPECT_DOUBLE_EQ(table.Penalty(*flows[1], now, model), 3.0);
+  EXPECT_DOUBLE_EQ(table.Penalty(*flows[2], now, model), 1.5);
+  // d's last bytes still on its wire: active.
+  flows[2]->queued.store(0);
+  flows[2]->wire_end.store(now + 1000000);
+  EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now, model), 3.0);
+  // ... and ended.
+  EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now + 1000001, model), 2.0);
+}
+
+// A transfer booked alone, joined a quarter into its WR by another into the
+// same port: at the booking's end it is lengthened, the bytes left after
+// the arrival at the new penalty (rho 2: an incast of two), as the fluid
+// model has it; then nothing more is owed.
+TEST_F(FabricTest, PenaltyABookingLengthensWhenAFlowArrivesDuringIt) {
+  ConfigureFabric(emulate::Fabric::kPenalty);
+  FakeDevice a("fake0"), b("fake1");
+  StopEngineFirst stop;
+  const FakeQpEnv ad = FlowFrom(a, 1, 9), bd = FlowFrom(b, 2, 9);
+  QpState* q = E().qps.Find(ad.qp);
+  ASSERT_NE(q, nullptr);
+  FlowSlot& mine = *q->flow.get();
+  FlowSlot& other = *E().qps.Find(bd.qp)->flow.get();
+  const uint64_t t0 = emulate::ReadTsc();
+  const double wire = static_cast<double>(Cal().NsToTicks(MessageNs()));
+  const double slack = static_cast<double>(Cal().NsToTicks(2000));
+  NoteQueued(mine, t0);
+  LateIngress late{.bytes = kBytes, .start = t0};
+  const uint64_t due = FlowDue(q, mine, &late, t0);
+  EXPECT_EQ(late.rho, 1.0);
+  EXPECT_NEAR(static_cast<double>(due - t0), wire, slack);
+  NoteQueued(other, t0 + static_cast<uint64_t>(wire / 4));
+  const uint64_t later = FlowDue(q, mine, &late, due);
+  EXPECT_NEAR(static_cast<double>(later - t0), wire / 4 + 0.75 * wire * 2,
+              slack);
+  EXPECT_EQ(late.bytes, 0u);
+  // Without an arrival after its start, a booking is not lengthened.
+  LateIngress next{.bytes = kBytes, .start = later};
+  NoteQueued(mine, later);
+  const uint64_t next_due = FlowDue(q, mine, &next, later);
+  EXPECT_EQ(next.rho, 2.0);
+  EXPECT_EQ(FlowDue(q, mine, &next, next_due), 0u);
+}
+
+// A process that died with flows claimed: its slots are freed by the next
+// process that looks (at most every 100 ms), so they stop counting.
+TEST_F(FabricTest, PenaltyFlowsOfADeadProcessAreReaped) {
+  ConfigureFabric(emulate::Fabric::kPenalty);
+  FabricFlows& table = E().bw.flows;
+  FlowSlot* s = table.Claim("g01", "g02");
+  ASSERT_NE(s, nullptr);
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  s->pid.store(child);
+  s->queued.store(1);
+  table.Reap(emulate::ReadTsc() + Cal().NsToTicks(200e6));
+  EXPECT_EQ(s->pid.load(), 0);
+}
+
+// The same graph end to end: each flow's messages at the device are spaced
+// by its penalty times one message's time (d posts twice as many, so that
+// all three stay active together). At 100 Mbit/s (a message 5.2 ms, a's
+// spaced 15.7 ms); bounds wide enough for a loaded host's late hand-overs,
+// narrow enough to tell the rules from max-min (2, 2, 2).
+TEST_F(FabricTest, PenaltyRatesFollowTheRulesNotMaxMin) {
+  ConfigureFabric(emulate::Fabric::kPenalty, "100Mbit/s");
+  FakeDevice a("fake0"), d("fake3");
+  StopEngineFirst stop;
+  const FakeQpEnv ab = FlowFrom(a, 1, 8), ac = FlowFrom(a, 1, 9),
+                  dc = FlowFrom(d, 4, 9);
+  Chain ch(1, kBytes, IBV_WR_RDMA_WRITE);
+  constexpr int kPosts = 6;
+  for (int i = 0; i < kPosts; ++i) {
+    EXPECT_EQ(Post(ab.qp, ch), 0);
+    EXPECT_EQ(Post(ac.qp, ch), 0);
+    EXPECT_EQ(Post(dc.qp, ch), 0);
+    EXPECT_EQ(Post(dc.qp, ch), 0);
+  }
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  ibv_wc wc[8];
+  while (a.Posts().size() + d.Posts().size() < 4u * kPosts &&
+         std::chrono::steady_clock::now() < end) {
+    for (const FakeQpEnv* e : {&ab, &ac, &dc}) ibv_poll_cq(e->cq, 8, wc);
+  }
+  ASSERT_EQ(a.Posts().size() + d.Posts().size(), 4u * kPosts);
+  const double message_ns = MessageNs() * 10;  // at 100 Mbit/s
+  EXPECT_NEAR(MeanSpacingNs(a, ab) / message_ns, 3.0, 0.6);
+  EXPECT_NEAR(MeanSpacingNs(a, ac) / message_ns, 3.0, 0.6);
+  EXPECT_NEAR(MeanSpacingNs(d, dc) / message_ns, 1.5, 0.3);
+}
+
+// Spinning posts have nothing queued to share: said once, links instead.
+TEST_F(FabricTest, PenaltyWithoutDeferSaysSoAndUsesLinks) {
+  emulate::Config c;
+  c.bandwidth = *emulate::ParseBandwidth("1Gbit/s");
+  c.bw_mode = emulate::BwMode::kPace;
+  c.link_bits_per_s = 1e12;
+  c.fabric = emulate::Fabric::kPenalty;
+  Settings s;
+  s.engine = c;
+  Configure(s);
+  FakeDevice a("fake0");
+  ::testing::internal::CaptureStderr();
+  const FakeQpEnv e = FlowFrom(a, 1, 9);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("VERBSEMU_FABRIC=penalty needs "
+                         "VERBSEMU_LATENCY_MODE=defer"),
+            std::string::npos)
+      << printed;
+  const QpState* q = E().qps.Find(e.qp);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->flow.get(), nullptr);
+  EXPECT_NE(q->ingress_peer.load(), nullptr);
 }
 
 }  // namespace

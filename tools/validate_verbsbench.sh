@@ -4,7 +4,7 @@
 #     same device in the same run, interleaved, printing both minima and
 #     medians and their ratio (goal: verbsbench's minimum <= perftest's);
 #  2. lop with p = 1..16 peers (separate processes) within 5 minutes, writing
-#     the JSON for tools/fit (lopfit), and the fit when lopfit is built.
+#     the JSON for lopfit (models/lop), and the fit when lopfit is built.
 # On the host it builds verbsbench and runs itself inside soft-roce/vm:
 #   tools/validate_verbsbench.sh [--out DIR] [--rounds R] [--iters N]
 #                                [--peers P] [--lop-iters N] [--topology T]
@@ -38,12 +38,12 @@ if [ -z "${VERBSEMU_VM_TOPOLOGY:-}" ]; then
     tools/validate_verbsbench.sh --out "$out" --rounds "$rounds" --iters "$iters" \
     --peers "$peers" --lop-iters "$lop_iters"
   rc=$?
-  fit=$repo/bazel-bin/tools/fit/lopfit
+  fit=$repo/bazel-bin/models/lop/lopfit
   if [ "$rc" = 0 ] && [ -x "$fit" ]; then
     echo "== lopfit (median) on $out/lop.json"
     "$fit" --stat median "$out/lop.json" | tee "$out/lopfit.txt"
   elif [ "$rc" = 0 ]; then
-    echo "lopfit not built here; fit with: bazel run //tools/fit:lopfit -- $out/lop.json"
+    echo "lopfit not built here; fit with: bazel run //models/lop:lopfit -- $out/lop.json"
   fi
   exit "$rc"
 fi

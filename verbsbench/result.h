@@ -1,6 +1,6 @@
 // The typed result of a run, and the JSON of a measured distribution its
 // modes' sections share; the whole-run JSON the writers (report.h), the
-// test-bed suites and tools/fit read is ToJson (mode.h).
+// test-bed suites, lopfit and loggpfit read is ToJson (mode.h).
 #ifndef VERBSBENCH_RESULT_H_
 #define VERBSBENCH_RESULT_H_
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "verbsbench/lop/contract.h"
+#include "models/lop/contract.h"
 #include "verbsbench/options.h"
 #include "verbsbench/stats.h"
 

@@ -10,7 +10,7 @@
 # link moves with a build of another --config.
 VB=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/verbsbench
 JG=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/json_get
-LOGGPFIT=${VERBSEMU_BIN:-$PWD/bazel-bin}/tools/fit/loggpfit
+LOGGPFIT=${VERBSEMU_BIN:-$PWD/bazel-bin}/models/loggp/loggpfit
 ADDR=$SERVER_ADDR
 VB_PREFIX=()
 VB_ROOT_PREFIX=()

@@ -3,7 +3,7 @@
 # t_rtt and t_1:n), loggp (PRTTs and o_r, and G under the shim's pacer,
 # fitted by loggpfit) and contend (contention graphs under mpirun, read by
 # contentionfit), with assertions on the output.
-#   bazel build //verbsbench/... //tools/fit:loggpfit //models/contention:contentionfit
+#   bazel build //verbsbench/... //models/loggp:loggpfit //models/contention:contentionfit
 #   tests/vm/run verbsbench/vm_models_tests.bats          # both topologies
 #   soft-roce/vm -- bats verbsbench/vm_models_tests.bats  # one
 # Cases tagged topology-independent run in the pair boot only; the single
@@ -124,7 +124,7 @@ loggp_point_check() {
 # that is off fails all three.
 @test "loggp under the shim's pacer at 100 Mbit/s: loggpfit finds G = 80 ns/B" {
   [ -x "$VERBSEMU" ] || flunk "no shim launcher $VERBSEMU: bazel build //shim:verbsemu //shim:libverbsemu.so"
-  [ -x "$LOGGPFIT" ] || flunk "no $LOGGPFIT: bazel build //tools/fit:loggpfit"
+  [ -x "$LOGGPFIT" ] || flunk "no $LOGGPFIT: bazel build //models/loggp:loggpfit"
   local tag big_g try seen=""
   for try in 1 2 3; do
     tag=loggp_pace$try

@@ -266,8 +266,14 @@ uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
   // A deferring QP's post returned at once: it queues, it does not block.
   const auto sender = q->defer != nullptr ? emulate::Pacer::Sender::kQueued
                                           : emulate::Pacer::Sender::kBlocking;
-  if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
-      shape.out_bytes > 0) {
+  // VERBSEMU_FABRIC=penalty: what it sends is booked on its flow at its
+  // queue's head (BookLateIngress), at the rate its penalty leaves it.
+  const bool flow = late != nullptr && q->flow.get() != nullptr;
+  if (flow && shape.out_bytes > 0) {
+    late->bytes = shape.out_bytes;
+    late->start = t0;
+  } else if (q->paced.load(std::memory_order_relaxed) && link->pacer_out &&
+             shape.out_bytes > 0) {
     release = link->pacer_out->Reserve(t0, shape.out_bytes, sender);
     if (late != nullptr) {
       const uint64_t lead = link->pacer_out->LeadTicks(shape.out_bytes);
@@ -285,7 +291,7 @@ uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
     release = std::max(release, in->Reserve(t0, shape.in_bytes, sender));
   }
   emulate::Pacer* peer = q->ingress_peer.load(std::memory_order_acquire);
-  if (peer != nullptr && shape.out_bytes > 0) {
+  if (peer != nullptr && !flow && shape.out_bytes > 0) {
     if (late != nullptr) {
       // Cut through: the ingress sees the bytes while the egress sends them.
       late->bytes = shape.out_bytes;

@@ -269,6 +269,12 @@ size_t DrainLanesLocked(QpState* q, DeferQueue& d, uint64_t now) {
   return handed;
 }
 
+// A post owing its flow a booking is queued on it (fabric_flows.h).
+void CountQueued(QpState* q, const LateIngress& late) {
+  if (late.bytes == 0) return;
+  if (FlowSlot* flow = q->flow.get()) NoteQueued(*flow, emulate::ReadTsc());
+}
+
 // The front post, due by `now`, reserves its peer's ingress if it still
 // owes it (LateIngress): from when its first byte left its egress (cut
 // through), so the ingress serves the senders into it in the order their
@@ -278,13 +284,18 @@ bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
   DeferredPost& p = *d.fifo.front();
   // Most posts owe nothing: one test on the drain's path.
   if (p.late.bytes == 0) return false;
-  const LateIngress late = std::exchange(p.late, LateIngress{});
-  emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
-  if (in == nullptr || now == kNeverDue) return false;
-  const uint64_t release =
-      in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued);
-  if (release + late.latency_ticks <= p.due) return false;
-  p.due = release + late.latency_ticks;
+  uint64_t due;
+  if (FlowSlot* flow = q->flow.get()) {
+    due = FlowDue(q, *flow, &p.late, now);
+  } else {
+    const LateIngress late = std::exchange(p.late, LateIngress{});
+    emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
+    if (in == nullptr || now == kNeverDue) return false;
+    due = in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued) +
+          late.latency_ticks;
+  }
+  if (due <= p.due) return false;
+  p.due = due;
   d.last_due = std::max(d.last_due, p.due);
   return p.due > now;
 }
@@ -345,6 +356,7 @@ int DeferPostSend(QpState* q, ibv_send_wr* wr, ibv_send_wr** bad_wr,
     p->due = due;
     p->late = late;
     p->lane = lane;
+    CountQueued(q, late);
     Push(d, std::move(p));
   }
   if (rc != 0) {
@@ -374,14 +386,17 @@ int DeferBatch(QpState* q, std::unique_ptr<WrRecording>* slot, uint64_t entered,
   p->due = due;
   p->late = late;
   p->lane = kBatchLane;
+  CountQueued(q, late);
   Push(d, std::move(p));
   return 0;
 }
 
 // Every held post of `q` leaves without reaching the provider (a QP
 // destroyed, reset, gone, or a process exiting), counted. Caller holds d.mu.
-void DropHeldLocked(DeferQueue& d) {
+void DropHeldLocked(QpState* q, DeferQueue& d) {
   E().defer.counts.dropped_wrs.Add(d.held_wrs);
+  // None of them will be booked on its flow.
+  if (FlowSlot* flow = q->flow.get()) flow->queued.store(0);
   for (auto& p : d.fifo) {
     Settle(d, *p, p->wrs());
     p->Clear();
@@ -400,7 +415,7 @@ void DeferQpStateChanged(QpState* q, ibv_qp_state state) {
     d.limits.reached_rts = false;
     d.sq.Emptied();
     if (d.order != nullptr) d.order->Clear();
-    if (!d.fifo.empty()) DropHeldLocked(d);
+    if (!d.fifo.empty()) DropHeldLocked(q, d);
   } else if (state == IBV_QPS_ERR) {
     // The provider flushed what it held; what the shim holds is flushed
     // here, in order after it. Later posts go to the provider, which
@@ -408,6 +423,7 @@ void DeferQpStateChanged(QpState* q, ibv_qp_state state) {
     const uint64_t now = emulate::ReadTsc();
     while (!d.fifo.empty()) FlushFront(q, d, now);
     d.head_due.store(kNeverDue);
+    if (FlowSlot* flow = q->flow.get()) flow->queued.store(0);
   } else if (state == IBV_QPS_RTS) {
     d.limits.reached_rts = true;
   }
@@ -425,7 +441,7 @@ void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why) {
   Engine& e = E();
   if (why == FlushReason::kGone) {
     Warn(WarningCode::kDeferDropped, {std::to_string(d.held_wrs)});
-    DropHeldLocked(d);
+    DropHeldLocked(q, d);
     return;
   }
   const size_t before = d.fifo.size();
@@ -438,7 +454,7 @@ void FlushDeferredLocked(QpState* q, DeferQueue& d, FlushReason why) {
   // A modify keeps what the provider had no room for (or what waits for a
   // batch lock): it is handed over later, or flushed if the QP moves to
   // ERR. A QP going away, or a process exiting, takes it with it.
-  if (why != FlushReason::kModify && !d.fifo.empty()) DropHeldLocked(d);
+  if (why != FlushReason::kModify && !d.fifo.empty()) DropHeldLocked(q, d);
 }
 
 }  // namespace verbsemu::shim::internal

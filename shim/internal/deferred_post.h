@@ -25,10 +25,16 @@ namespace verbsemu::shim::internal {
 // reservation's release it is due (its latency). So senders into one port
 // take turns WR by WR, as a fabric's arbitration makes them, not window by
 // window (each sender's whole queue booked ahead of the next one's).
+//
+// With VERBSEMU_FABRIC=penalty the bytes are booked on the QP's flow
+// instead (fabric_flows.h): `rho` and `end` are that booking, kept until
+// the post is due so that flows that arrived meanwhile can lengthen it.
 struct LateIngress {
   uint64_t bytes = 0;
   uint64_t start = 0;  // TSC: when its first byte left its egress
   uint64_t latency_ticks = 0;
+  double rho = 0;    // penalty: 0 until booked
+  uint64_t end = 0;  // penalty: TSC when its last byte is through
 };
 
 class DeferredPost {

@@ -172,6 +172,9 @@ class FakeDevice {
   // Runs inside destroy_qp, before the QP goes (tests look at the shim then).
   std::function<void(ibv_qp*)> on_destroy_qp;
   std::atomic<bool> record_posts{true};
+  // The second byte of its IPv4-mapped GIDs (::ffff:10.HOST.PORT.INDEX+1):
+  // 0 by default; fake devices that stand for different nodes differ.
+  uint8_t gid_host = 0;
   // The faulty mode (fake_faults.h): every probability 0 unless set.
   FakeFaults faults;
   // Called with each record as it is made (a forked child's test reports

@@ -23,12 +23,14 @@ T* Keep(FakeDevice* d, std::vector<std::unique_ptr<T>>& owned, Live& live,
 
 }  // namespace
 
-// GID `index` of a port is RoCE's IPv4-mapped ::ffff:10.0.PORT.INDEX+1.
-int FakeQueryGid(ibv_context*, uint8_t port, int index, ibv_gid* gid) {
+// GID `index` of a port is RoCE's IPv4-mapped ::ffff:10.HOST.PORT.INDEX+1
+// (HOST: the device's gid_host, 0 unless a test sets it).
+int FakeQueryGid(ibv_context* c, uint8_t port, int index, ibv_gid* gid) {
   std::memset(gid, 0, sizeof(*gid));
   gid->raw[10] = 0xff;
   gid->raw[11] = 0xff;
   gid->raw[12] = 10;
+  gid->raw[13] = c != nullptr ? FakeOwner(c)->gid_host : 0;
   gid->raw[14] = port;
   gid->raw[15] = static_cast<uint8_t>(index + 1);
   return 0;

@@ -13,7 +13,8 @@ inline FakeDevice* FakeOwner(ibv_context* c) {
   return reinterpret_cast<FakeContext*>(verbs_get_ctx(c))->owner;
 }
 
-// GID `index` of a port is RoCE's IPv4-mapped ::ffff:10.0.PORT.INDEX+1.
+// GID `index` of a port is RoCE's IPv4-mapped ::ffff:10.HOST.PORT.INDEX+1
+// (HOST: the device's gid_host, 0 unless a test sets it).
 int FakeQueryGid(ibv_context* c, uint8_t port, int index, ibv_gid* gid);
 ibv_pd* FakeAllocPd(ibv_context* c);
 // A parent domain (with or without a thread domain) is a PD to the fake.

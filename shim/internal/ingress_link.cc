@@ -60,11 +60,23 @@ void WarnNoPeerAddress(const QpState& q) {
   Warn(WarningCode::kIngressUnknown, {QpTypeName(q.type), qpn, q.ctx->device});
 }
 
+// VERBSEMU_FABRIC=penalty for q: a deferring QP (the others share links,
+// said once).
+bool UsesPenalty(const Engine& e, const QpState& q) {
+  if (e.settings.engine.fabric != emulate::Fabric::kPenalty ||
+      e.bw.penalty_model == nullptr) {
+    return false;
+  }
+  if (q.defer != nullptr) return true;
+  WarnOnce(WarningCode::kPenaltyNeedsDefer, {});
+  return false;
+}
+
 }  // namespace
 
 void AttachIngress(QpState* q) {
   Engine& e = E();
-  if (!e.emulating || e.settings.engine.fabric != emulate::Fabric::kLinks) {
+  if (!e.emulating || e.settings.engine.fabric == emulate::Fabric::kEgress) {
     return;
   }
   const PortLink* link = q->link.load(std::memory_order_acquire);
@@ -81,9 +93,15 @@ void AttachIngress(QpState* q) {
   const std::string peer = AddressKey(cm ? cm->peer : PeerAddress(av));
   const std::string own =
       AddressKey(cm ? cm->local : LocalAddress(q->ctx->ctx, q->port, av));
+  q->ingress_own.store(e.bw.ingress.Get(own, *link), std::memory_order_release);
+  if (UsesPenalty(e, *q) && !peer.empty() && !own.empty()) {
+    // Its sends take the rate of its flow's penalty instead of its egress
+    // and its peer's ingress.
+    q->flow.Reset(e.bw.flows.Claim(own, peer));
+    if (q->flow.get() != nullptr) return;
+  }
   q->ingress_peer.store(e.bw.ingress.Get(peer, *link),
                         std::memory_order_release);
-  q->ingress_own.store(e.bw.ingress.Get(own, *link), std::memory_order_release);
 }
 
 }  // namespace verbsemu::shim::internal

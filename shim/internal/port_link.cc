@@ -221,6 +221,7 @@ void AttachLink(QpState* q) {
     q->link.store(nullptr, std::memory_order_release);
     q->ingress_peer.store(nullptr, std::memory_order_release);
     q->ingress_own.store(nullptr, std::memory_order_release);
+    q->flow.Release();
     return;
   }
   PortLink* link;

@@ -17,6 +17,7 @@
 #include "base/enum_table.h"
 #include "emulate/config.h"
 #include "emulate/pacer.h"
+#include "shim/internal/fabric_flows.h"
 #include "shim/internal/ingress_link.h"
 #include "shim/internal/pad_sender.h"
 #include "shim/internal/port_traffic.h"
@@ -50,6 +51,10 @@ struct BandwidthState {
   std::atomic<uint64_t> resets{0};
   // VERBSEMU_FABRIC=links: the ports' ingress links this process sends to.
   IngressLinks ingress;
+  // VERBSEMU_FABRIC=penalty: the node's flows, and the model of their
+  // penalties (mm2011-node).
+  FabricFlows flows;
+  const contention::Model* penalty_model = nullptr;
 };
 
 // One virtual link per physical port: the schedules of a (user, job,

@@ -67,11 +67,21 @@ std::string LogGpLine(const emulate::Config& c) {
          units::FormatNs(c.gap_ns) + (port ? " per port" : " per QP") + "\n";
 }
 
-// VERBSEMU_FABRIC=links, one line; "" otherwise.
+// VERBSEMU_FABRIC=links or penalty, one line; "" otherwise.
 std::string FabricLine(const Engine& e) {
-  if (e.settings.engine.fabric != emulate::Fabric::kLinks) return "";
-  return "fabric links: each port's ingress beside its egress; " +
-         std::to_string(e.bw.ingress.size()) + " ingress link(s) reserved on\n";
+  switch (e.settings.engine.fabric) {
+    case emulate::Fabric::kEgress:
+      return "";
+    case emulate::Fabric::kLinks:
+      return "fabric links: each port's ingress beside its egress; " +
+             std::to_string(e.bw.ingress.size()) +
+             " ingress link(s) reserved on\n";
+    case emulate::Fabric::kPenalty:
+      return "fabric penalty: each transfer at B_port/rho (mm2011-node) over "
+             "the node's active transfers; " +
+             std::to_string(e.bw.flows.claimed()) + " flow(s) claimed\n";
+  }
+  return "";
 }
 
 std::string DeviceLine(const std::string& dev, int qps, const QpCounters& s,

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "base/enum_table.h"
 #include "emulate/units.h"
 #include "report/schema.h"
 #include "shim/internal/port_traffic.h"
@@ -49,7 +50,7 @@ json SettingsJson(const Engine& e) {
       {"recv_overhead_ns", c.recv_overhead_ns},
       {"gap_ns", c.gap_ns},
       {"gap_scope", c.gap_scope == emulate::GapScope::kPort ? "port" : "qp"},
-      {"fabric", c.fabric == emulate::Fabric::kLinks ? "links" : "egress"},
+      {"fabric", std::string(base::EnumName(c.fabric))},
       {"topology", topo != nullptr ? topo->path : ""},
       {"tsc_ghz", e.cal.ticks_per_ns}};
 }

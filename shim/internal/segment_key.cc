@@ -117,6 +117,10 @@ std::string IngressSegmentName(const TrafficPaths& paths,
          SegmentNamePart(address);
 }
 
+std::string FlowsSegmentName(const TrafficPaths& paths) {
+  return paths.shm_prefix + "-flows-v1" + Scope(paths);
+}
+
 std::string SegmentName(const TrafficPaths& paths, const std::string& device,
                         int port) {
   return paths.shm_prefix + "-v2" + ScopeAndPort(paths, device, port);

@@ -58,6 +58,10 @@ std::string LinkSegmentName(const TrafficPaths& paths,
 std::string IngressSegmentName(const TrafficPaths& paths,
                                const std::string& address);
 
+// The node's flows (VERBSEMU_FABRIC=penalty, fabric_flows.h):
+// PREFIX-flows-v1-uUID[-jJOB].
+std::string FlowsSegmentName(const TrafficPaths& paths);
+
 // The bypass check's packet counts: PREFIX-v2-uUID[-jJOB]-PORTKEY-pPORT.
 std::string SegmentName(const TrafficPaths& paths, const std::string& device,
                         int port);

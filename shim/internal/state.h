@@ -134,6 +134,8 @@ struct QpState {
   // its own port's (for what READs and atomics bring back); set with `link`.
   std::atomic<emulate::Pacer*> ingress_peer{nullptr};
   std::atomic<emulate::Pacer*> ingress_own{nullptr};
+  // VERBSEMU_FABRIC=penalty (fabric_flows.h): its flow, freed with it.
+  FlowClaim flow;
   // Its posts reserve the port's virtual link (set with `link`): pace mode,
   // or pad mode for a QP that cannot be padded (no connected address
   // vector: UD, EFA SRD, iWARP, DCI).
@@ -262,6 +264,9 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.loggp.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
                                               e.cal.spin_fixed_cost_ticks);
   e.loggp.gap_ticks = cal.NsToTicks(c.gap_ns);
+  e.bw.penalty_model = c.fabric == emulate::Fabric::kPenalty
+                           ? contention::FindModel("mm2011-node")
+                           : nullptr;
   e.loggp.gap_port = c.gap_scope == emulate::GapScope::kPort;
   e.loggp.gap_burst_ticks =
       std::max(2 * e.loggp.gap_ticks, cal.NsToTicks(LogGpWaits::kGapBurstNs));

@@ -65,6 +65,15 @@
     "VERBSEMU_FABRIC=links: {} QP {} on {} has no connected peer address "     \
     "(UD, SRD, iWARP, DCI): its traffic is limited on its own port only, "     \
     "as other such QPs' will be")                                              \
+  W(kSharedFlowsPrivate, "shared-flows-private", kWarning, true,               \
+    "VERBSEMU_FABRIC=penalty: cannot share the node's flow table with its "    \
+    "other processes ({}); this process sees only its own transfers")          \
+  W(kFabricFlowsFull, "fabric-flows-full", kWarning, true,                     \
+    "VERBSEMU_FABRIC=penalty: the node's flow table is full ({} flows): "      \
+    "later QPs are limited on their own port only")                            \
+  W(kPenaltyNeedsDefer, "penalty-needs-defer", kWarning, false,                \
+    "VERBSEMU_FABRIC=penalty needs VERBSEMU_LATENCY_MODE=defer (a spinning "   \
+    "post has nothing queued to share): this process uses links instead")      \
   W(kBypassCheckOff, "bypass-check-off", kNote, false, "bypass check off: {}") \
   W(kDeferNoThread, "defer-no-progress-thread", kWarning, false,               \
     "cannot start the defer mode's progress thread (thread limit): its QPs "   \

@@ -4,7 +4,7 @@
 # with sched_yield (--wait yield): rxe's packet processing runs in the
 # guest's kernel, and two pure spinners on its 2 vCPUs leave it the timer
 # ticks only (medians of 8 ms at some sizes in a spinning run). Writes the run's JSON to
-# OUT; tools/fit's loggp test data and docs/fitting.md's figures come from it.
+# OUT; models/loggp's test data and docs/fitting.md's figures come from it.
 #   soft-roce/vm --topology pair --timeout 3000 -- \
 #     tools/internal/loggp_rxe.sh [--iters 300] [--warmup 30] [--n 16] [--sizes 1:16K] \
 #       [--shim "VERBSEMU RUN FLAGS"] OUT.json

@@ -4,7 +4,7 @@
 # polling with sched_yield (--wait yield): P+1 spinning pollers on the
 # guest's 2 vCPUs measure the scheduler's time slices, and event waits cost
 # a 150 us wakeup per message under TCG (docs/verbsbench.md). Writes
-# the run's JSON to OUT; tools/fit's test data and docs/img come from it.
+# the run's JSON to OUT; models/lop's test data and docs/img come from it.
 #   soft-roce/vm --topology pair --host-root --timeout 3000 -- \
 #     tools/internal/lop_rxe.sh [--peers 8] [--iters 300] [--warmup 30] [--peer-wait W] [--rte mpi|tcp] [--shim FLAGS] OUT.json
 # --peer-wait event: the peers sleep on completion events, the root spins.

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "base/json_number.h"
-#include "verbsbench/lop/contract.h"
+#include "models/lop/contract.h"
 
 namespace verbsbench::compare {
 namespace {

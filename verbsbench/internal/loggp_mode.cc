@@ -9,10 +9,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/loggp/contract.h"
+#include "models/loggp/derive.h"
+#include "models/loggp/formulas.h"
 #include "verbsbench/internal/modes.h"
-#include "verbsbench/loggp/contract.h"
-#include "verbsbench/loggp/derive.h"
-#include "verbsbench/loggp/formulas.h"
 
 namespace verbsbench::internal {
 namespace {

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/lop/contract.h"
+#include "models/lop/derive.h"
 #include "verbsbench/internal/modes.h"
-#include "verbsbench/lop/contract.h"
-#include "verbsbench/lop/derive.h"
 
 namespace verbsbench::internal {
 namespace {

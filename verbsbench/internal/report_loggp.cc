@@ -1,10 +1,10 @@
 // loggp's writers: its table (Netgauge's columns and the values derived per
 // size), its CSV, and its measured entries for the writers every mode shares
 // (histograms, raw samples, warnings).
+#include "models/loggp/contract.h"
+#include "models/loggp/derive.h"
 #include "verbsbench/internal/modes.h"
 #include "verbsbench/internal/report_fields.h"
-#include "verbsbench/loggp/contract.h"
-#include "verbsbench/loggp/derive.h"
 
 namespace verbsbench::internal {
 namespace {
@@ -56,7 +56,7 @@ void PrintLoggpTable(const json& run, std::ostream& out) {
   const int n = Whole(Field(run, loggp::kSection), key::kN, 0);
   out << "# loggp n=" << n
       << ": Netgauge's PRTT(n,d,s), medians in usec (gap = max(o_s, "
-         "g+(s-1)G); L, g, G: tools/fit/loggpfit RUN.json)\n";
+         "g+(s-1)G); L, g, G: models/loggp/loggpfit RUN.json)\n";
   out << "  size     inline PRTT(1,0,s) PRTT(n,0,s) PRTT(n,d,s) d          "
          "gap        o_s        o_r        PRTT/2     flags\n";
   for (const json& pt : Points(run)) {

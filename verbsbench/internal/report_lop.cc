@@ -1,9 +1,9 @@
 // lop's writers: its curves, each point a p with its statistics.
 #include <cstdio>
 
+#include "models/lop/contract.h"
 #include "verbsbench/internal/modes.h"
 #include "verbsbench/internal/report_fields.h"
-#include "verbsbench/lop/contract.h"
 
 namespace verbsbench::internal {
 
