@@ -1,16 +1,13 @@
 #include "sweep/plot.h"
 
-#include <cmath>
 #include <cstdio>
 #include <utility>
 
-#include "sweep/internal/format.h"
+#include "plot/gnuplot.h"
 #include "sweep/internal/write_file.h"
 
 namespace verbsemu::sweep {
 namespace {
-
-using internal::Fmt;
 
 std::string Row(double x, const Summary& s) {
   char buf[160];
@@ -19,84 +16,75 @@ std::string Row(double x, const Summary& s) {
   return buf;
 }
 
-// gnuplot strings are in double quotes; keep the title printable.
-std::string Escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c >= 32) out += c;
-  }
-  return out;
-}
-
 std::string FitExpression(double intercept, double slope) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%.9g + %.9g * x", intercept, slope);
-  return buf;
+  return plot::Number(intercept) + " + " + plot::Number(slope) + " * x";
 }
-
-}  // namespace
-
-namespace {
 
 // The tolerance band: the 95% interval of the largest added latency (or
 // smallest share, in %) within 5% of the baseline, shaded, and its value
 // as a dotted line; nothing when it lies beyond the swept range.
-std::string Band(const std::vector<Tolerance>& ts, double scale) {
+std::vector<plot::Band> Bands(const std::vector<Tolerance>& ts, double scale) {
   for (const Tolerance& t : ts) {
     if (!t.ok || t.within != 0.05 || t.extrapolated) continue;
-    const double lo = t.ci.lo * scale, hi = t.ci.hi * scale;
-    char buf[320];
-    std::snprintf(
-        buf, sizeof buf,
-        "set object 1 rect from %.9g, graph 0 to %s, graph 1 behind "
-        "fc rgb \"#dbe7f3\" fs solid 1.0 noborder\n"
-        "set arrow 1 from %.9g, graph 0 to %.9g, graph 1 nohead dt 3\n"
-        "set label 1 \"within 5%%\" at %.9g, graph 0.95 offset 0.5,0\n",
-        lo, std::isinf(hi) ? "graph 1" : Fmt("%.9g", hi).c_str(),
-        t.value * scale, t.value * scale, t.value * scale);
-    return buf;
+    return {{.from = t.ci.lo * scale,
+             .to = t.ci.hi * scale,
+             .line_at = t.value * scale,
+             .label = "within 5%"}};
   }
-  return "";
+  return {};
 }
 
-std::string Unset() { return "unset object 1\nunset arrow 1\nunset label 1\n"; }
+// What both plots share: the grid, the key, room around the points, and
+// the metric with its interval on the y axis.
+plot::Panel Frame(const std::string& axis, const std::string& against) {
+  plot::Panel p;
+  p.title = axis + " against " + against;
+  p.key.place = plot::KeyPlace::kTopLeft;
+  p.offsets = plot::Offsets{0.04, 0.04, 0.08, 0.08};
+  p.y.label = axis + " (median, 95% CI)";
+  return p;
+}
 
-// The latency plot's commands: the medians with their intervals, the
-// blocked robust line (the headline) and least squares over the runs.
-std::string LatencyCommands(const Analysis& a, const std::string& name) {
-  std::string s =
-      "set output \"latency.png\"\nset xlabel \"added one-way latency "
-      "(us)\"\nset title \"" +
-      name + " against added latency\"\n" + Band(a.latency_tolerance, 1);
-  s += "plot \"latency.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
-       "\"median, 95% CI\"";
-  const std::string unit = Escaped(a.label.unit);
+plot::Series Medians(const char* file) {
+  return plot::Series::File(
+      file, {plot::Col(1), plot::Col(2), plot::Col(3), plot::Col(4)},
+      {.style = plot::Style::kYErrorBars, .point = 7}, "median, 95% CI");
+}
+
+// The latency plot: the medians with their intervals, the blocked robust
+// line (the headline) and least squares over the runs.
+plot::Figure LatencyFigure(const Analysis& a) {
+  plot::Panel p = Frame(a.label.Axis(), "added latency");
+  p.x.label = "added one-way latency (us)";
+  p.bands = Bands(a.latency_tolerance, 1);
+  p.series = {Medians("latency.dat")};
   char title[160];
   if (a.latency_blocked.ok) {
     const BlockedFit& f = a.latency_blocked;
     std::snprintf(title, sizeof title,
                   "blocked robust fit: %.4g %s/us (95%% CI %.4g .. %.4g)",
-                  f.slope, unit.c_str(), f.slope_ci.lo, f.slope_ci.hi);
-    s += ", " + FitExpression(f.intercept, f.slope) +
-         " with lines lw 2 title \"" + title + "\"";
+                  f.slope, a.label.unit.c_str(), f.slope_ci.lo, f.slope_ci.hi);
+    p.series.push_back(plot::Series::Function(
+        FitExpression(f.intercept, f.slope), {.width = 2}, title));
   }
   if (a.latency.ok) {
     std::snprintf(title, sizeof title, "least squares: %.4g per us, R^2 %.3f",
                   a.latency.slope, a.latency.r2);
-    s += ", " + FitExpression(a.latency.intercept, a.latency.slope) +
-         " with lines dt 2 title \"" + title + "\"";
+    p.series.push_back(plot::Series::Function(
+        FitExpression(a.latency.intercept, a.latency.slope), {.dash = 2},
+        title));
   }
-  return s + "\n" + Unset();
+  return {.output = "latency.png", .panels = {p}};
 }
 
-std::string BandwidthCommands(const Analysis& a, const std::string& m) {
-  return "set output \"bandwidth.png\"\nset xlabel \"bandwidth (% of the "
-         "link)\"\nset title \"" +
-         m + " against bandwidth\"\n" + Band(a.bandwidth_tolerance, 100) +
-         "plot \"bandwidth.dat\" using 1:2:3:4 with yerrorbars pt 7 title "
-         "\"median, 95% CI\", \"\" using 1:2 with lines notitle\n" +
-         Unset();
+plot::Figure BandwidthFigure(const Analysis& a) {
+  plot::Panel p = Frame(a.label.Axis(), "bandwidth");
+  p.x.label = "bandwidth (% of the link)";
+  p.bands = Bands(a.bandwidth_tolerance, 100);
+  p.series = {
+      Medians("bandwidth.dat"),
+      plot::Series::File("bandwidth.dat", {plot::Col(1), plot::Col(2)}, {})};
+  return {.output = "bandwidth.png", .panels = {p}};
 }
 
 }  // namespace
@@ -117,21 +105,13 @@ PlotFiles MakePlotFiles(const Analysis& a, const std::string& metric) {
       bandwidth = bandwidth || p.point.bandwidth_share < 1;
     }
   }
-  const std::string m = Escaped(a.label.Axis());
-  files.script =
-      "# metric: " + Escaped(metric) + "\n" +
-      "set terminal pngcairo size 900,600 noenhanced\n"
-      "set grid\nset key top left\nset offsets graph 0.04, graph 0.04, "
-      "graph 0.08, graph 0.08\nset ylabel \"" +
-      m + " (median, 95% CI)\"\n";
-  if (latency) {
-    files.script += LatencyCommands(a, m);
-    files.pngs.push_back("latency.png");
-  }
-  if (bandwidth) {
-    files.script += BandwidthCommands(a, m);
-    files.pngs.push_back("bandwidth.png");
-  }
+  plot::Script script;
+  script.comments = {"metric: " + plot::Quote(metric)};
+  script.terminal = {.width = 900, .height = 600};
+  if (latency) script.figures.push_back(LatencyFigure(a));
+  if (bandwidth) script.figures.push_back(BandwidthFigure(a));
+  for (const plot::Figure& f : script.figures) files.pngs.push_back(f.output);
+  files.script = plot::Render(script);
   return files;
 }
 

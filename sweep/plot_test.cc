@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "plot/draw.h"
+#include "plot/gnuplot.h"
+
 namespace verbsemu::sweep {
 namespace {
 
@@ -72,6 +79,47 @@ TEST(PlotTest, LabelsTheQuantityAndShadesTheTolerance) {
   a.latency_tolerance[0].extrapolated = true;  // beyond the sweep: no band
   EXPECT_EQ(MakePlotFiles(a, "m").script.find("set object 1 rect"),
             std::string::npos);
+}
+
+// gnuplot draws the script: both PNGs, a band and a metric whose name
+// needs quoting.
+TEST(PlotTest, GnuplotDrawsBothPlots) {
+  if (!plot::GnuplotInstalled()) GTEST_SKIP() << "gnuplot is not installed";
+  Analysis a;
+  const auto point = [](double ns, double share, double median) {
+    PointResult p;
+    p.point = {"x", "y", ns, share};
+    p.summary.n = 3;
+    p.summary.median = median;
+    p.summary.median_ci = {median - 1, median + 1};
+    return p;
+  };
+  a.points = {point(0, 1, 10), point(2000, 1, 14), point(0, 0.5, 12)};
+  a.label = LabelFor("regex:\"t\" \\=([0-9]+)", "", "s");
+  a.latency.ok = true;
+  a.latency.slope = 2;
+  a.latency.intercept = 10;
+  Tolerance t;
+  t.ok = true;
+  t.within = 0.05;
+  t.value = 1;
+  t.ci = {0.5, 1.5};
+  a.latency_tolerance = {t};
+  const PlotFiles f = MakePlotFiles(a, "regex:\"t\" \\=([0-9]+)");
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir =
+      std::filesystem::path(tmp ? tmp : "/tmp") / "sweep \"plot\"";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "latency.dat") << f.latency_data;
+  std::ofstream(dir / "bandwidth.dat") << f.bandwidth_data;
+  std::ofstream(dir / "plot.gp") << f.script;
+  // The script names its files relative to its directory, as sweep runs it.
+  std::ofstream(dir / "run.gp")
+      << "cd " << plot::Quote(dir.string()) << "\nload \"plot.gp\"\n";
+  EXPECT_EQ(plot::Draw((dir / "run.gp").string()), "");
+  for (const std::string& png : f.pngs) {
+    EXPECT_GT(std::filesystem::file_size(dir / png), 1000u) << png;
+  }
 }
 
 }  // namespace

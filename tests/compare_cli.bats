@@ -10,10 +10,7 @@ load ../bazel/expect_error
 setup() {
   verbsbench=$BATS_TEST_DIRNAME/../verbsbench/verbsbench
   json_get=$BATS_TEST_DIRNAME/../verbsbench/json_get
-  plot=$(readlink -f "$BATS_TEST_DIRNAME/../tools/plot/plot.sh")
-  HISTDAT=$(readlink -f "$BATS_TEST_DIRNAME/../tools/plot/histdat")
-  LOPFIT=$(readlink -f "$BATS_TEST_DIRNAME/../models/lop/lopfit")
-  export HISTDAT LOPFIT
+  plot=$(readlink -f "$BATS_TEST_DIRNAME/../tools/plot/plot")
   local data=$BATS_TEST_DIRNAME/../verbsbench/compare/testdata
   # 10,000 rounds each (stored bins only), and 1,000 with every sample (raw).
   native1=$data/lat_native1.json native2=$data/lat_native2.json
@@ -160,6 +157,7 @@ says() {
 
 # ---- --plot-dir ------------------------------------------------------------
 @test "--plot-dir draws the overlay PNG through tools/plot and lists it, exit 0" {
+  command -v gnuplot >/dev/null || skip "gnuplot is not installed here"
   VERBSBENCH_PLOT=$plot compare 0 0 "$native_raw" "$shim10_raw" --plot-dir "$t/plots"
   local png=$t/plots/overlay_lat_send_size_8.png
   [ "$(head -c 8 "$png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
@@ -168,8 +166,8 @@ says() {
 }
 
 @test "a plot that cannot run is one line, exit 2" {
-  VERBSBENCH_PLOT=/nonexistent/plot.sh \
-    refused "^verbsbench compare: --plot-dir: cannot run /nonexistent/plot.sh" \
+  VERBSBENCH_PLOT=/nonexistent/plot \
+    refused "^verbsbench compare: --plot-dir: cannot run /nonexistent/plot" \
     "$native1" "$shim10" --plot-dir "$t/plots2"
 }
 

@@ -10,6 +10,8 @@
 #include "verbsbench/compare/cli.h"
 #include "verbsbench/contend_cli.h"
 #include "verbsbench/engine.h"
+#include "verbsbench/internal/modes.h"
+#include "verbsbench/mode.h"
 #include "verbsbench/report.h"
 #include "verbsbench/rte/launcher.h"
 
@@ -30,20 +32,26 @@ std::vector<std::string> SplitCommas(const std::vector<std::string>& items) {
   return out;
 }
 
-// --help: this, a blank line, the options.
-const char* kUsage =
-    "usage: verbsbench lat|bw|lop [HOST] [options]\n"
-    "       verbsbench compare [options] BASE.json NEW.json  (see compare "
-    "--help)\n"
-    "       verbsbench contend [HOST] [options]  (contention graphs; see "
-    "contend --help)\n"
-    "       verbsbench --version\n"
-    "  Without HOST: root (server) - waits for peers, measures, reports.\n"
-    "  With HOST:    peer (client) - connects to the root and serves it.\n"
-    "  lop: start the root with --peers P, then P peers with the root's "
-    "HOST.\n"
-    "  Under mpirun -np P+1 or srun -n P+1: rank 0 is the root, the other "
-    "ranks its peers.";
+// --help: this, a blank line, the options. The modes and their lines come
+// from the modes' table.
+std::string Usage() {
+  std::string usage =
+      "usage: verbsbench " + std::string(verbsemu::base::kEnumBar<Mode>) +
+      " [HOST] [options]\n"
+      "       verbsbench compare [options] BASE.json NEW.json  "
+      "(see compare --help)\n"
+      "       verbsbench contend [HOST] [options]  (contention "
+      "graphs; see contend --help)\n"
+      "       verbsbench --version\n"
+      "  Without HOST: root (server) - waits for peers, "
+      "measures, reports.\n"
+      "  With HOST:    peer (client) - connects to the root and "
+      "serves it.\n";
+  for (const internal::ModeRow& row : internal::kModes) usage += row.help;
+  return usage +
+         "  Under mpirun -np P+1 or srun -n P+1: rank 0 is the root, the other "
+         "ranks its peers.";
+}
 
 // What the command line gives as text, before it becomes typed options.
 struct Text {
@@ -105,13 +113,6 @@ E ParseChoice(const std::string& text, const std::string& error) {
   return *value;
 }
 
-std::vector<bool> ParseInline(const std::string& mode) {
-  if (mode == "off") return {false};
-  if (mode == "on") return {true};
-  if (mode == "both") return {true, false};
-  throw std::invalid_argument("bad --inline '" + mode + "' (off, on or both)");
-}
-
 // Turns the text into typed options.
 void Apply(const Text& t, CommandLine& cl) {
   Options& o = cl.options;
@@ -127,7 +128,7 @@ void Apply(const Text& t, CommandLine& cl) {
   for (const std::string& op : SplitCommas(t.ops)) {
     o.ops.push_back(ParseChoice<Op>(op, "unknown operation"));
   }
-  if (!t.inline_mode.empty()) o.inline_modes = ParseInline(t.inline_mode);
+  if (!t.inline_mode.empty()) o.inline_modes = ParseInlineModes(t.inline_mode);
   if (!t.size_spec.empty()) o.sizes = ParseSizes(t.size_spec);
   if (!t.p_spec.empty()) o.p_values = ParseIntRange(t.p_spec);
   if (!t.loggp_delay.empty()) {
@@ -167,7 +168,7 @@ CommandLine ParseCommandLine(int argc, const char* const argv[]) {
       verbsemu::cli::Parse(args, desc, {"mode", "host"});
   if (vm.count("mode")) t.mode = vm["mode"].as<std::string>();
   if (vm.count("host")) cl.options.host = vm["host"].as<std::string>();
-  cl.help_text = verbsemu::cli::Help(kUsage, desc);
+  cl.help_text = verbsemu::cli::Help(Usage(), desc);
   if (vm.count("help")) {
     cl.help = true;
     return cl;

@@ -13,6 +13,7 @@
 #include "verbsbench/internal/patterns.h"
 #include "verbsbench/internal/peer.h"
 #include "verbsbench/internal/protocol.h"
+#include "verbsbench/mode.h"
 #include "verbsbench/rte/launcher.h"
 #include "verbsbench/rte/mpi_world.h"
 #include "verbsbench/rte/provenance.h"
@@ -38,7 +39,7 @@ internal::FabricConfig FabricConfigFor(const Options& o) {
   cfg.timeout_s = o.timeout_s;
   cfg.wait = o.wait;
   // lop's list-posted round runs on UD, for send only.
-  cfg.ud = o.mode == Mode::kLop &&
+  cfg.ud = internal::RowOf(o.mode).ud &&
            std::find(o.ops.begin(), o.ops.end(), Op::kSend) != o.ops.end();
   return cfg;
 }
@@ -69,20 +70,7 @@ void Measure(Fabric& fabric, const std::vector<Channel*>& peers,
              Result& result) {
   internal::VerbsPath path(fabric, timer, o);
   internal::Patterns<internal::VerbsPath> patterns(path, peers, timer, o);
-  switch (o.mode) {
-    case Mode::kLat:
-      result.lat = internal::RunLat(patterns, o, progress);
-      break;
-    case Mode::kBw:
-      result.bw = internal::RunBw(patterns, o, progress);
-      break;
-    case Mode::kLop:
-      result.lop = internal::RunLop(patterns, o, progress);
-      break;
-    case Mode::kLoggp:
-      result.loggp = internal::RunLoggp(patterns, o, progress);
-      break;
-  }
+  internal::RowOf(o.mode).run(patterns, o, progress, result);
 }
 
 // Under MPI the launcher decides P: ranks − 1, which --peers (if given)
@@ -103,7 +91,7 @@ void FitToWorld(const rte::MpiWorld& world,
         "(mpirun -np 2 or more)");
   }
   const std::string ranks = std::to_string(world.size());
-  if (o.mode != Mode::kLop && peers != 1) {
+  if (!internal::RowOf(o.mode).many_peers && peers != 1) {
     throw std::runtime_error(std::string(Name(o.mode)) +
                              " runs one root and one peer: start 2 ranks, "
                              "not " +
@@ -211,7 +199,7 @@ Result Run(const Options& raw_options, std::ostream& progress) {
 }
 
 nlohmann::json RunBenchmark(const Options& options, std::ostream& progress) {
-  return Run(options, progress).ToJson();
+  return ToJson(Run(options, progress));
 }
 
 }  // namespace verbsbench

@@ -1,6 +1,6 @@
-// The benchmark engine: runs lat, bw or lop as root (measures, returns the
-// typed result) or as peer (serves the root's commands). The CLI, the
-// writers and the tests all go through Run / RunBenchmark.
+// The benchmark engine: runs a mode (internal/modes.h) as root (measures,
+// returns the typed result) or as peer (serves the root's commands). The CLI,
+// the writers and the tests all go through Run / RunBenchmark.
 #ifndef VERBSBENCH_ENGINE_H_
 #define VERBSBENCH_ENGINE_H_
 
@@ -16,7 +16,7 @@ namespace verbsbench {
 // std::runtime_error with a one-line message on failure.
 Result Run(const Options& options, std::ostream& progress);
 
-// Run(...).ToJson(): the whole-run JSON (see Result::ToJson).
+// ToJson(Run(...)): the whole-run JSON (mode.h).
 nlohmann::json RunBenchmark(const Options& options, std::ostream& progress);
 
 }  // namespace verbsbench

@@ -1,5 +1,5 @@
 // The loggp contract from both ends: a run as verbsbench writes it
-// (verbsbench::Result::ToJson, with its derived block) read by loggpfit's
+// (verbsbench::ToJson, with its derived block) read by loggpfit's
 // parser and analysis. If either side drifts (a key, the section, a
 // formula), this fails.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "models/loggp/formulas.h"
 #include "models/loggp/loggp_data.h"
 #include "models/loggp/loggp_fit.h"
+#include "verbsbench/mode.h"
 #include "verbsbench/result.h"
 
 namespace verbsemu::fit {
@@ -47,7 +48,7 @@ nlohmann::json VerbsbenchRun() {
     pt.o_r = Constant(kOr);
     r.loggp.push_back(std::move(pt));
   }
-  return r.ToJson();
+  return vb::ToJson(r);
 }
 
 TEST(LoggpSchema, LoggpfitReadsWhatVerbsbenchWritesAndFindsTheModel) {

@@ -1,5 +1,5 @@
 // The lop contract from both ends: a run as verbsbench writes it
-// (verbsbench::Result::ToJson, with its derived t_rtt and L curves) read by
+// (verbsbench::ToJson, with its derived t_rtt and L curves) read by
 // lopfit's parser and analysis. If either side drifts — a curve name, a
 // kind, a key, a formula — this fails.
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include "models/lop/contract.h"
 #include "models/lop/lop_analysis.h"
 #include "models/lop/lop_data.h"
+#include "verbsbench/mode.h"
 #include "verbsbench/result.h"
 
 namespace verbsemu::fit {
@@ -53,7 +54,7 @@ nlohmann::json VerbsbenchRun() {
                vb::lop::Kind::kOverhead, true,
                [](int p) { return 900.0 + 600.0 / p; }),
   };
-  return r.ToJson();
+  return vb::ToJson(r);
 }
 
 TEST(LopSchema, LopfitReadsWhatVerbsbenchWrites) {

@@ -1,6 +1,6 @@
 // Parameters of one verbsbench run, independent of how they were given:
 // typed (modes, connection managers, wait policies and operations are
-// enums, each spelled once in a table), checked by Normalize.
+// enums, each spelled once in a table), checked by Normalize (mode.h).
 #ifndef VERBSBENCH_OPTIONS_H_
 #define VERBSBENCH_OPTIONS_H_
 
@@ -148,14 +148,13 @@ struct Options {
   nlohmann::json ToJson() const;
 };
 
-// Fills mode-dependent defaults (ops, inline modes, sizes, p values) and
-// checks the options; throws std::invalid_argument with a one-line message.
-Options Normalize(Options options);
-
 // "64", "4K", "1MiB" → bytes (the units parser: binary, "KB" refused);
 // "1:4M" → powers of two from 1 to 4M. Throws std::invalid_argument with a
 // one-line message.
 std::vector<size_t> ParseSizes(const std::string& spec);
+// --inline's "off" → {false}, "on" → {true}, "both" → {true, false}.
+// Throws std::invalid_argument with a one-line message.
+std::vector<bool> ParseInlineModes(const std::string& spec);
 // "4" → {4}; "1:16" → 1..16; "1,2,4" → {1,2,4}.
 std::vector<int> ParseIntRange(const std::string& spec);
 

@@ -4,6 +4,7 @@
 
 #include "verbsbench/cli.h"
 #include "verbsbench/engine.h"
+#include "verbsbench/mode.h"
 
 namespace verbsbench {
 namespace {

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "verbsbench/mode.h"
 #include "verbsbench/result.h"
 #include "verbsbench/stats.h"
 #include "verbsbench/timer.h"
@@ -195,7 +196,7 @@ TEST(Report, RawHasEverySample) {
   EXPECT_EQ(Lines(out.str()), 1 + 2 * 10);
 }
 
-// A loggp run as verbsbench writes it (Result::ToJson): two sizes, the
+// A loggp run as verbsbench writes it (ToJson, mode.h): two sizes, the
 // delayed train slower than PRTT(1,0,s) + (n-1) d, a gap below o_s at 8 B.
 json LoggpRun() {
   Result result;
@@ -217,7 +218,7 @@ json LoggpRun() {
     pt.o_r = Synthetic(300, 300, seed++);
     result.loggp.push_back(std::move(pt));
   }
-  return result.ToJson();
+  return ToJson(result);
 }
 
 TEST(Report, LoggpTableCsvAndRawCoverEverySize) {

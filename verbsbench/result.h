@@ -1,6 +1,6 @@
-// The typed result of a run, with the one ToJson that makes the whole-run
-// JSON the writers (report.h), the test-bed suites, lopfit and loggpfit
-// read.
+// The typed result of a run, and the JSON of a measured distribution its
+// modes' sections share; the whole-run JSON the writers (report.h), the
+// test-bed suites, lopfit and loggpfit read is ToJson (mode.h).
 #ifndef VERBSBENCH_RESULT_H_
 #define VERBSBENCH_RESULT_H_
 
@@ -82,12 +82,17 @@ struct Result {
   std::vector<BwPoint> bw;
   std::vector<LopCurve> lop;
   std::vector<LoggpPoint> loggp;
-
-  // Root: {"tool","mode","params","device","timer","provenance","ranks",
-  // "results"|"lop"|"loggp"}; peer: {"tool","mode","role","device","timer",
-  // "provenance"}.
-  nlohmann::json ToJson() const;
 };
+
+// What every lat and bw result has: the point and its samples ("stats", and
+// "raw_ns" when the options keep raw samples).
+nlohmann::json MeasuredJson(Op op, size_t size, bool inline_used,
+                            uint64_t iterations, const Recorder& rec,
+                            const Options& o);
+
+// The statistics of one measured quantity, as lop points and loggp entries
+// carry them (lop::key).
+nlohmann::json StatJson(const Recorder& rec, const Options& o);
 
 }  // namespace verbsbench
 

@@ -66,7 +66,7 @@ po::options_description Options() {
       "json", po::value<std::string>(),
       "write the fit results as JSON to FILE")(
       "gnuplot-dir", po::value<std::string>(),
-      "write .dat files and curves.tsv for tools/plot/plot.sh into DIR")(
+      "write .dat files and curves.tsv for tools/plot into DIR")(
       "predict-max", po::value<int>()->default_value(0),
       "extend L(p) and the t_1:n predictions from the fits up to n = N")(
       "weights", po::value<std::string>()->default_value("relative"),

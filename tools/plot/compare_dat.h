@@ -1,4 +1,4 @@
-// The overlay data of `verbsbench compare` (plot.sh --compare): per matched
+// The overlay data of `verbsbench compare` (plot --compare): per matched
 // point, both runs' PDF and CDF on the comparison's shared bins, from the
 // comparison library, so the plot shows what the distances were computed on.
 #ifndef VERBSEMU_TOOLS_PLOT_COMPARE_DAT_H_

@@ -1,6 +1,6 @@
 // histdat: writes the histograms of a verbsbench --json run as gnuplot .dat
-// files (used by tools/plot/plot.sh); with --compare, the overlay data of two
-// runs on the shared bins of `verbsbench compare` (plot.sh --compare).
+// files, as the plot program does; with --compare, the overlay data of two
+// runs on the shared bins of `verbsbench compare` (plot --compare).
 #include <boost/program_options.hpp>
 #include <exception>
 #include <fstream>
@@ -35,16 +35,8 @@ int Histograms(const std::string& input, const std::string& dir,
   if (!in) return Fail("cannot open '" + input + "'", 1);
   std::stringstream buf;
   buf << in.rdbuf();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(buf.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
-    const auto p = what.find("] ");
-    if (p != std::string::npos) what = what.substr(p + 2);
-    return Fail("'" + input + "' is not valid JSON: " + what, 1);
-  }
-  const auto hists = verbsemu::plot::FindHistograms(doc);
+  const auto hists = verbsemu::plot::FindHistograms(
+      verbsemu::plot::ParseRun(buf.str(), input));
   if (hists.empty() && !allow_none) {
     return Fail("'" + input + "' has no \"histogram\" arrays", 1);
   }
@@ -60,12 +52,10 @@ int Overlays(const std::vector<std::string>& inputs, const std::string& dir,
              const std::string& from) {
   namespace cmp = verbsbench::compare;
   cmp::Source source = cmp::Source::kAuto;
-  if (from == "raw") {
-    source = cmp::Source::kRaw;
-  } else if (from == "bins") {
-    source = cmp::Source::kBins;
-  } else if (from != "auto") {
-    return Fail("bad --distance-from '" + from + "' (auto, raw or bins)", 2);
+  try {
+    source = cmp::ParseSource(from);
+  } catch (const std::invalid_argument& e) {
+    return Fail(e.what(), 2);
   }
   const cmp::Comparison c =
       cmp::Compare(cmp::ReadRun(inputs[0]), cmp::ReadRun(inputs[1]), source);

@@ -149,6 +149,17 @@ std::string SafeFileName(const std::string& s, const char* fallback) {
   return out.empty() ? fallback : out;
 }
 
+nlohmann::json ParseRun(const std::string& text, const std::string& input) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what();
+    const auto p = what.find("] ");
+    if (p != std::string::npos) what = what.substr(p + 2);
+    throw std::runtime_error("'" + input + "' is not valid JSON: " + what);
+  }
+}
+
 std::vector<Histogram> FindHistograms(const json& doc) {
   std::vector<Histogram> out;
   Walk(doc, json(), "", out);

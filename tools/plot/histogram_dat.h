@@ -30,6 +30,10 @@ struct Histogram {
 // one '_', none at the ends; `fallback` if nothing is left.
 std::string SafeFileName(const std::string& s, const char* fallback);
 
+// The JSON document `text` read from `input`; throws std::runtime_error
+// "'INPUT' is not valid JSON: WHY" (one line).
+nlohmann::json ParseRun(const std::string& text, const std::string& input);
+
 // Finds every histogram in the document. Throws std::runtime_error with a
 // one-line message if a "histogram" array is malformed.
 std::vector<Histogram> FindHistograms(const nlohmann::json& doc);

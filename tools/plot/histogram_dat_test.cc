@@ -65,6 +65,20 @@ TEST(HistogramDatTest, RejectsMalformedBins) {
   EXPECT_TRUE(FindHistograms(json::parse(R"({"lop":{"curves":[]}})")).empty());
 }
 
+// Bad JSON is one line naming the file, without nlohmann's prefix.
+TEST(HistogramDatTest, ParseRunRefusesBadJsonInOneLine) {
+  EXPECT_EQ(ParseRun("{\"a\": 1}", "x.json")["a"], 1);
+  try {
+    ParseRun("{\"a\":", "x.json");
+    FAIL() << "bad JSON parsed";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("'x.json' is not valid JSON: ", 0), 0u) << what;
+    EXPECT_EQ(what.find("[json.exception"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 TEST(HistogramDatTest, WritesDatFiles) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   ASSERT_NE(tmp, nullptr);

@@ -127,14 +127,7 @@ Args Parse(int argc, const char* const argv[], std::string& help) {
                                 " files given); try --help");
   }
   ApplyThresholds(vm, a);
-  if (a.from == "raw") {
-    a.source = Source::kRaw;
-  } else if (a.from == "bins") {
-    a.source = Source::kBins;
-  } else if (a.from != "auto") {
-    throw std::invalid_argument("bad --distance-from '" + a.from +
-                                "' (auto, raw or bins)");
-  }
+  a.source = ParseSource(a.from);
   return a;
 }
 
@@ -156,7 +149,7 @@ void Plot(const Args& a, std::ostream& out) {
   if (!script) {
     throw std::runtime_error(
         "--plot-dir: tools/plot not found (bazel build //tools/plot, or set "
-        "VERBSBENCH_PLOT to tools/plot/plot.sh)");
+        "VERBSBENCH_PLOT to bazel-bin/tools/plot/plot)");
   }
   const PlotOutcome plot =
       RunPlot({*script, "-o", a.plot_dir, "--distance-from", a.from,

@@ -164,6 +164,14 @@ const QuantileRatio* PointComparison::Quantile(std::string_view name) const {
   return nullptr;
 }
 
+Source ParseSource(const std::string& word) {
+  if (word == "auto") return Source::kAuto;
+  if (word == "raw") return Source::kRaw;
+  if (word == "bins") return Source::kBins;
+  throw std::invalid_argument("bad --distance-from '" + word +
+                              "' (auto, raw or bins)");
+}
+
 Comparison Compare(const Run& base, const Run& next, Source source) {
   if (base.mode != next.mode) {
     throw InputError(next.label + ": mode " + next.mode + " but " + base.label +

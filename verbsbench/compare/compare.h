@@ -23,6 +23,10 @@ namespace verbsbench::compare {
 // or insist on one.
 enum class Source { kAuto, kRaw, kBins };
 
+// --distance-from's word (auto, raw or bins) as a Source; throws
+// std::invalid_argument "bad --distance-from 'WORD' (auto, raw or bins)".
+Source ParseSource(const std::string& word);
+
 // The quantiles compared, in table order: min, p1, p5, p25, p50, p75, p90,
 // p95, p99, p999, max, mean.
 const std::vector<std::string>& QuantileNames();

@@ -14,8 +14,8 @@
 namespace verbsbench::compare {
 namespace {
 
-// The line of `text` that says what went wrong: plot.sh's "error:" line,
-// else its last line.
+// The line of `text` that says what went wrong: the plot program's "error:"
+// line, else its last line.
 std::string ErrorLine(const std::string& text) {
   std::istringstream in(text);
   std::string line, last;

@@ -1,6 +1,6 @@
-// --plot-dir: the overlay PNGs are drawn by tools/plot (plot.sh --compare),
+// --plot-dir: the overlay PNGs are drawn by tools/plot (plot --compare),
 // run as a separate program, so the comparison library needs no plotting
-// code and tools/plot stays the one place that holds gnuplot scripts.
+// code and verbsbench never uses tools/plot's figures or the writer below.
 #ifndef VERBSBENCH_COMPARE_PLOT_COMMAND_H_
 #define VERBSBENCH_COMPARE_PLOT_COMMAND_H_
 
@@ -10,8 +10,8 @@
 
 namespace verbsbench::compare {
 
-// plot.sh: $VERBSBENCH_PLOT, else the //tools/plot:plot built beside this
-// binary (bazel-bin/verbsbench/verbsbench -> bazel-bin/tools/plot/plot).
+// The plot program: $VERBSBENCH_PLOT, else the //tools/plot:plot built beside
+// this binary (bazel-bin/verbsbench/verbsbench -> bazel-bin/tools/plot/plot).
 std::optional<std::string> FindPlotScript();
 
 struct PlotOutcome {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "verbsbench/mode.h"
 #include "verbsbench/result.h"
 
 namespace verbsbench::compare::test_runs {
@@ -51,7 +52,7 @@ nlohmann::json RunJson(Mode mode, const std::vector<PointSpec>& points,
                        Record(p.samples, keep_raw)});
     }
   }
-  return r.ToJson();
+  return ToJson(r);
 }
 
 nlohmann::json LopRunJson(const std::vector<std::vector<double>>& per_p,
@@ -68,7 +69,7 @@ nlohmann::json LopRunJson(const std::vector<std::vector<double>>& per_p,
     c.points.push_back({static_cast<int>(i + 1), Record(per_p[i], keep_raw)});
   }
   r.lop.push_back(std::move(c));
-  return r.ToJson();
+  return ToJson(r);
 }
 
 }  // namespace verbsbench::compare::test_runs

@@ -48,4 +48,24 @@ std::vector<BwPoint> RunBw(Measurements& meas, const Options& o,
   return results;
 }
 
+void BwJson(const Result& r, nlohmann::json& run) {
+  run["results"] = nlohmann::json::array();
+  for (const BwPoint& pt : r.bw) {
+    const double ns = pt.elapsed_ns;
+    const double ways = pt.bidirectional ? 2 : 1;
+    const double bytes = static_cast<double>(pt.iterations) *
+                         static_cast<double>(pt.size) * ways;
+    nlohmann::json j = MeasuredJson(pt.op, pt.size, pt.inline_used,
+                                    pt.iterations, pt.recorder, r.options);
+    j["bidirectional"] = pt.bidirectional;
+    j["elapsed_ns"] = ns;
+    if (pt.bidirectional) j["peer_elapsed_ns"] = pt.peer_elapsed_ns;
+    j["bw_MiBps"] = bytes / (ns / 1e9) / (1 << 20);
+    j["bw_Gbps"] = bytes * 8 / ns;
+    j["msg_rate_Mpps"] = static_cast<double>(pt.iterations) * ways / (ns / 1e3);
+    j["metric"] = "per-message completion interval (batch share)";
+    run["results"].push_back(std::move(j));
+  }
+}
+
 }  // namespace verbsbench::internal

@@ -48,4 +48,15 @@ std::vector<LatPoint> RunLat(Measurements& meas, const Options& o,
   return results;
 }
 
+void LatJson(const Result& r, nlohmann::json& run) {
+  run["results"] = nlohmann::json::array();
+  for (const LatPoint& pt : r.lat) {
+    nlohmann::json j = MeasuredJson(pt.op, pt.size, pt.inline_used,
+                                    pt.iterations, pt.recorder, r.options);
+    j["inline_requested"] = pt.inline_requested;
+    j["metric"] = pt.op == Op::kRead ? "rtt" : "rtt/2";
+    run["results"].push_back(std::move(j));
+  }
+}
+
 }  // namespace verbsbench::internal

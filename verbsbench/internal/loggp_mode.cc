@@ -6,7 +6,11 @@
 // is also at least twice the gap just measured. o_r's settling time, the
 // median PRTT(n,0,s), lets a whole train arrive before it is retired.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
+#include "models/loggp/contract.h"
+#include "models/loggp/derive.h"
 #include "models/loggp/formulas.h"
 #include "verbsbench/internal/modes.h"
 
@@ -20,6 +24,50 @@ double DefaultDelay(const Recorder& prtt_10, const Recorder& prtt_n0, int n) {
 }
 
 }  // namespace
+
+// A train needs n sends and n receives in flight, and a receive per message
+// (o_r).
+void CheckLoggp(const Options& o) {
+  if (o.ops != std::vector<Op>{Op::kSend}) {
+    throw std::invalid_argument(
+        "loggp measures send/recv only (o_r is the receive's overhead)");
+  }
+  if (o.inline_modes.size() != 1) {
+    throw std::invalid_argument("loggp takes one --inline mode (on or off)");
+  }
+  const int most = static_cast<int>(std::min(o.sq_depth, o.rq_depth / 2));
+  if (o.loggp_n < 2 || o.loggp_n > most) {
+    throw std::invalid_argument("--loggp-n must be 2.." + std::to_string(most) +
+                                " (the send queue and half the receive "
+                                "queue hold a train)");
+  }
+  if (!(o.loggp_delay_ns >= 0)) {
+    throw std::invalid_argument("--loggp-delay must be >= 0");
+  }
+}
+
+// Each size's entries and the values derived from them, and the
+// definitions.
+void LoggpJson(const Result& r, nlohmann::json& run) {
+  const Options& o = r.options;
+  nlohmann::json out = {{loggp::key::kN, o.loggp_n},
+                        {loggp::kPoints, nlohmann::json::array()}};
+  for (const LoggpPoint& pt : r.loggp) {
+    nlohmann::json j = {{loggp::key::kOp, Name(pt.op)},
+                        {loggp::key::kSize, pt.size},
+                        {loggp::key::kInline, pt.inline_used},
+                        {"iterations", pt.iterations},
+                        {loggp::key::kDelayNs, pt.delay_ns},
+                        {loggp::key::kPrtt10, StatJson(pt.prtt_1_0, o)},
+                        {loggp::key::kPrttN0, StatJson(pt.prtt_n_0, o)},
+                        {loggp::key::kPrttNd, StatJson(pt.prtt_n_d, o)},
+                        {loggp::key::kOr, StatJson(pt.o_r, o)}};
+    j[loggp::key::kDerived] = loggp::DerivePoint(j, o.loggp_n);
+    out[loggp::kPoints].push_back(std::move(j));
+  }
+  out[loggp::kDefinitions] = loggp::Definitions();
+  run[loggp::kSection] = std::move(out);
+}
 
 std::vector<LoggpPoint> RunLoggp(Measurements& meas, const Options& o,
                                  std::ostream& progress) {

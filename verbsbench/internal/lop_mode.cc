@@ -3,9 +3,11 @@
 // (on UD: L_list needs a round trip of its own), send overheads (single
 // posts and lists) per op and inline mode, receive overheads.
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "models/lop/contract.h"
+#include "models/lop/derive.h"
 #include "verbsbench/internal/modes.h"
 
 namespace verbsbench::internal {
@@ -82,7 +84,54 @@ void MeasureOp(Measurements& meas, const Options& o, int p, const Message& m,
   }
 }
 
+namespace key = lop::key;
+
+nlohmann::json PointJson(const LopPoint& pt, const Options& o) {
+  nlohmann::json j = StatJson(pt.recorder, o);
+  j[key::kP] = pt.p;
+  return j;
+}
+
+nlohmann::json CurveJson(const LopCurve& c, const Options& o) {
+  nlohmann::json j = {
+      {key::kName, c.name}, {key::kKind, lop::KindName(c.kind)},
+      {key::kOp, c.op},     {key::kInline, c.is_inline},
+      {key::kList, c.list}, {key::kPoints, nlohmann::json::array()}};
+  if (!c.pattern.empty()) j[key::kPattern] = c.pattern;
+  if (!c.side.empty()) j[key::kSide] = c.side;
+  if (c.size) j[key::kSize] = *c.size;
+  for (const LopPoint& pt : c.points) {
+    j[key::kPoints].push_back(PointJson(pt, o));
+  }
+  return j;
+}
+
 }  // namespace
+
+void CheckLop(const Options& o) {
+  for (Op op : o.ops) {
+    if (op == Op::kRead) {
+      throw std::invalid_argument("lop measures send and write only");
+    }
+  }
+  if (o.sizes.size() != 1) {
+    throw std::invalid_argument("lop takes one message size");
+  }
+}
+
+// The measured curves, then the latency curves lop::DeriveCurves derives
+// from them, and the definitions.
+void LopJson(const Result& r, nlohmann::json& run) {
+  std::vector<nlohmann::json> measured;
+  measured.reserve(r.lop.size());
+  for (const LopCurve& c : r.lop) measured.push_back(CurveJson(c, r.options));
+  std::vector<nlohmann::json> derived = lop::DeriveCurves(measured);
+  nlohmann::json out = {{lop::kCurves, nlohmann::json::array()}};
+  for (nlohmann::json& c : measured) out[lop::kCurves].push_back(std::move(c));
+  for (nlohmann::json& c : derived) out[lop::kCurves].push_back(std::move(c));
+  out[lop::kDefinitions] = lop::Definitions();
+  run[lop::kSection] = std::move(out);
+}
 
 std::vector<LopCurve> RunLop(Measurements& meas, const Options& o,
                              std::ostream& progress) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "verbsbench/mode.h"
+#include "verbsbench/report.h"
 #include "verbsbench/result.h"
 
 namespace verbsbench::internal {
@@ -94,20 +96,7 @@ Result RunMode(Options o, FakeMeasurements& meas) {
   Result result;
   result.options = Normalize(o);
   std::ostringstream progress;
-  switch (result.options.mode) {
-    case Mode::kLat:
-      result.lat = RunLat(meas, result.options, progress);
-      break;
-    case Mode::kBw:
-      result.bw = RunBw(meas, result.options, progress);
-      break;
-    case Mode::kLop:
-      result.lop = RunLop(meas, result.options, progress);
-      break;
-    case Mode::kLoggp:
-      result.loggp = RunLoggp(meas, result.options, progress);
-      break;
-  }
+  RowOf(result.options.mode).run(meas, result.options, progress, result);
   return result;
 }
 
@@ -131,7 +120,7 @@ TEST(RunLat, EveryOpInlineAndSizeOnceAndReadWithoutInline) {
   // rtt/2 for send, the whole rtt for read.
   EXPECT_DOUBLE_EQ(points[0].recorder.histogram().min(), 50.0);
   EXPECT_DOUBLE_EQ(points[4].recorder.histogram().min(), 100.0);
-  const json j = result.ToJson();
+  const json j = ToJson(result);
   EXPECT_EQ(j["mode"], "lat");
   ASSERT_EQ(j["results"].size(), 6u);
   EXPECT_EQ(j["results"][0]["metric"], "rtt/2");
@@ -167,7 +156,7 @@ TEST(RunBw, ThroughputFromTheStreamTime) {
   EXPECT_EQ(meas.log, (std::vector<std::string>{
                           "stream send n=10 bidir", "stream send n=1000 bidir",
                           "stream read n=10", "stream read n=1000"}));
-  const json j = result.ToJson();
+  const json j = ToJson(result);
   ASSERT_EQ(j["results"].size(), 2u);
   const json& send = j["results"][0];
   EXPECT_EQ(send["bidirectional"], true);
@@ -196,7 +185,7 @@ TEST(RunLop, CurvesAndDerivedLatencies) {
                        "round_n1_send_normal", "os_send_single", "os_send_list",
                        "or_recv_single", "or_recv_list"}));
   for (const LopCurve& c : result.lop) EXPECT_EQ(c.points.size(), 2u);
-  const json j = result.ToJson();
+  const json j = ToJson(result);
   const json& curves = j["lop"]["curves"];
   // + t_rtt and L for 1:n, the list-posted 1:n and n:1
   ASSERT_EQ(curves.size(), 7u + 6u);
@@ -244,7 +233,7 @@ TEST(RunLop, ListRoundForSendInBothInlineModesOnly) {
   EXPECT_EQ(std::count(meas.log.begin(), meas.log.end(), "1n list p=1 send"),
             2);
   EXPECT_TRUE(result.lop.at(1).is_inline);
-  const json curves = result.ToJson()["lop"]["curves"];
+  const json curves = ToJson(result)["lop"]["curves"];
   std::vector<std::string> rounds;  // measured and derived, not o_s lists
   for (const json& c : curves) {
     if (c["list"] == true && c["kind"] != "overhead")
@@ -276,7 +265,7 @@ TEST(RunLoggp, ThreeTrainsAndORPerSizeDeriveTheModel) {
   ASSERT_EQ(result.loggp.size(), 2u);
   const LoggpPoint& big = result.loggp[1];
   EXPECT_DOUBLE_EQ(big.delay_ns, big.prtt_1_0.histogram().Quantile(0.5));
-  const json j = result.ToJson();
+  const json j = ToJson(result);
   EXPECT_EQ(j["mode"], "loggp");
   EXPECT_EQ(j["loggp"]["n"], 8);
   const json& d = j["loggp"]["points"][1]["derived"]["median_ns"];
@@ -303,7 +292,7 @@ TEST(RunLoggp, DelayCoversAGapLongerThanTheRoundTrip) {
   const Result result = RunMode(o, meas);
   const LoggpPoint& pt = result.loggp.at(0);
   EXPECT_GT(pt.delay_ns, 2 * 0.99 * (50000 + 63 * FakeMeasurements::kPerByte));
-  const json d = result.ToJson()["loggp"]["points"][0]["derived"]["median_ns"];
+  const json d = ToJson(result)["loggp"]["points"][0]["derived"]["median_ns"];
   EXPECT_TRUE(d["delay_covers_gap"].get<bool>());
   EXPECT_NEAR(d["o_s_ns"].get<double>(), FakeMeasurements::kOs, 50);
 }
@@ -315,12 +304,44 @@ TEST(Result, ModeResolutionReachesEveryDistribution) {
     o.iters = 10;
     o.mode_resolution = 0.03;
     FakeMeasurements meas;
-    const json j = RunMode(o, meas).ToJson();
+    const json j = ToJson(RunMode(o, meas));
     const json& stats = mode == Mode::kLop
                             ? j["lop"]["curves"][0]["points"][0]["stats"]
                             : j["results"][0]["stats"];
     EXPECT_EQ(stats["mode_resolution"], 0.03) << Name(mode);
     EXPECT_EQ(j["params"]["mode_resolution"], 0.03) << Name(mode);
+  }
+}
+
+size_t Lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// Every row of the modes' table, with its defaults, runs over the fakes and
+// writes a run every report writer prints: a new row is covered here.
+TEST(ModeTable, EveryRowRunsAndEveryWriterPrintsIt) {
+  for (const ModeRow& row : kModes) {
+    Options o;
+    o.mode = row.mode;
+    o.iters = 10;
+    FakeMeasurements meas;
+    const Result result = RunMode(o, meas);
+    EXPECT_FALSE(meas.log.empty()) << Name(row.mode);
+    const json j = ToJson(result);
+    EXPECT_EQ(j["mode"], Name(row.mode));
+    std::ostringstream table, csv, histograms, raw;
+    PrintTable(j, table);
+    WriteCsv(j, csv);
+    WriteHistograms(j, histograms);
+    WriteRaw(j, raw);
+    // Beyond what every run prints (the header, the timer's block): the
+    // mode's lines.
+    EXPECT_GT(Lines(table.str()), 3u) << Name(row.mode) << ":\n" << table.str();
+    EXPECT_GT(Lines(csv.str()), 1u) << Name(row.mode);
+    EXPECT_NE(histograms.str().find("cycle minimums"), std::string::npos)
+        << Name(row.mode);
+    // The fakes keep no raw samples: the header alone.
+    EXPECT_EQ(raw.str(), "# label sample_ns\n") << Name(row.mode);
   }
 }
 

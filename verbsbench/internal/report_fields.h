@@ -1,11 +1,13 @@
-// JSON access for the run writers (report.cc, report_loggp.cc): a run with
-// missing parts prints what it has; values of the wrong type throw.
+// JSON access and shared pieces for the run writers (report.cc and the
+// modes' report_*.cc): a run with missing parts prints what it has; values
+// of the wrong type throw.
 #ifndef VERBSBENCH_INTERNAL_REPORT_FIELDS_H_
 #define VERBSBENCH_INTERNAL_REPORT_FIELDS_H_
 
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
@@ -40,6 +42,30 @@ inline std::string Fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), format, v);
   return buf;
+}
+
+// A distribution some of whose samples ran on two CPUs gets a line saying
+// how many.
+inline void PrintMigrated(const nlohmann::json& stats, std::ostream& out) {
+  const uint64_t migrated = Whole(stats, "migrated_samples", uint64_t{0});
+  if (migrated == 0) return;
+  out << "   warning: " << migrated << " of "
+      << Whole(stats, "count", uint64_t{0})
+      << " samples migrated between CPUs (pin the processes: taskset -c)\n";
+}
+
+// The cycle minimums' distribution and the migrated samples, last in every
+// row so the earlier columns keep their places.
+inline constexpr const char* kCycleCsvHeader =
+    ",cycles,cycle_min_min_ns,cycle_min_p50_ns,cycle_min_p90_ns,"
+    "cycle_min_max_ns,cycle_min_modes,migrated_samples";
+
+inline void WriteCycleCsv(const nlohmann::json& s, std::ostream& out) {
+  const nlohmann::json& c = Field(s, "cycle_min");
+  out << "," << Whole(c, "count", 0ull) << "," << c.value("min_ns", 0.0) << ","
+      << c.value("p50_ns", 0.0) << "," << c.value("p90_ns", 0.0) << ","
+      << c.value("max_ns", 0.0) << "," << Field(c, "modes").size() << ","
+      << Whole(s, "migrated_samples", 0ull);
 }
 
 }  // namespace verbsbench::internal

@@ -1,7 +1,9 @@
-#include "verbsbench/internal/report_loggp.h"
-
+// loggp's writers: its table (Netgauge's columns and the values derived per
+// size), its CSV, and its measured entries for the writers every mode shares
+// (histograms, raw samples, warnings).
 #include "models/loggp/contract.h"
 #include "models/loggp/derive.h"
+#include "verbsbench/internal/modes.h"
 #include "verbsbench/internal/report_fields.h"
 
 namespace verbsbench::internal {
@@ -25,17 +27,29 @@ std::string Flags(const json& d) {
   return flags.empty() ? " -" : flags;
 }
 
-}  // namespace
-
-void ForEachLoggpEntry(
-    const json& run,
-    const std::function<void(const std::string&, const json&)>& fn) {
+// fn(label, entry) for each measured entry of each size.
+void ForEachLoggpEntry(const json& run, const StatsFn& fn) {
   for (const json& pt : Points(run)) {
     const std::string size = std::to_string(Whole(pt, key::kSize, 0));
     for (const char* entry : loggp::kMeasured) {
       if (pt.contains(entry)) fn("loggp s=" + size + " " + entry, pt[entry]);
     }
   }
+}
+
+}  // namespace
+
+void LoggpStats(const json& run, const StatsFn& fn) {
+  ForEachLoggpEntry(run, [&](const std::string& label, const json& entry) {
+    if (entry.contains(stat::kStats)) fn(label, Field(entry, stat::kStats));
+  });
+}
+
+void WriteLoggpRaw(const json& run, std::ostream& out) {
+  ForEachLoggpEntry(run, [&](const std::string& label, const json& entry) {
+    for (const json& v : Field(entry, stat::kRawNs))
+      out << label << " " << v.get<double>() << "\n";
+  });
 }
 
 void PrintLoggpTable(const json& run, std::ostream& out) {

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "verbsbench/mode.h"
+
 namespace verbsbench::rte {
 namespace {
 
