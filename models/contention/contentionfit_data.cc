@@ -57,6 +57,12 @@ void PrintModels(const FitResult& f, std::ostream& out) {
     out << Row("%-12s %6d %11.1f %9.1f %9.2f%% %8.2f%% %8.1f%%\n",
                std::string(m.name).c_str(), m.n, m.aicc, m.delta_aicc,
                100 * m.median_err, 100 * m.max_err, 100 * m.within15);
+  out << "\nper edge, its runs' median time against the prediction: "
+         "|err| median, p95, max\n";
+  for (const ModelScore& m : f.models)
+    out << Row("%-12s %6d edges %8.2f%% %8.2f%% %8.2f%%\n",
+               std::string(m.name).c_str(), m.edges, 100 * m.edge_median_err,
+               100 * m.edge_p95_err, 100 * m.edge_max_err);
   out << "\nper edge count (the paper's Fig. 5): max over graphs of the mean "
          "|err| / max |err|\n"
       << Row("%-5s %6s %9s", "edges", "graphs", "transfers");
@@ -112,6 +118,10 @@ json FitJson(const ContendData& d, const FitResult& f) {
                       {"median_err", m.median_err},
                       {"max_err", m.max_err},
                       {"within15", m.within15},
+                      {"edges", m.edges},
+                      {"edge_median_err", m.edge_median_err},
+                      {"edge_p95_err", m.edge_p95_err},
+                      {"edge_max_err", m.edge_max_err},
                       {"groups", groups}});
   }
   for (const EdgePenalty& p : f.penalties) {

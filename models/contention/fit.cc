@@ -58,11 +58,23 @@ void AddToGroup(int edges, const std::vector<double>& errs,
       std::max(it->max_graph_mean_err, sum / static_cast<double>(errs.size()));
 }
 
+// Each edge's |err| of the median of its runs' times.
+void AddEdgeMedians(const MeasuredGraph& g, const Solution& p,
+                    const std::vector<Transfer>& plan,
+                    std::vector<double>* errs) {
+  for (int i = 0; i < g.graph.edge_count(); ++i) {
+    std::vector<double> t;
+    for (std::size_t r = 0; r < g.runs.size(); ++r)
+      t.push_back(MeasuredSeconds(g, static_cast<int>(r), i));
+    errs->push_back(std::abs(Median(t) / (p.end_s[i] - plan[i].start_s) - 1));
+  }
+}
+
 ModelScore Score(const ContendData& d, const Model& model, double alpha,
                  PenaltyCache* cache) {
   ModelScore s;
   s.name = model.name;
-  std::vector<double> all;
+  std::vector<double> all, per_edge;
   for (const MeasuredGraph& g : d.graphs) {
     std::vector<Transfer> plan;
     plan.reserve(g.edges.size());
@@ -79,6 +91,7 @@ ModelScore Score(const ContendData& d, const Model& model, double alpha,
         s.rss += std::log(ratio) * std::log(ratio);
         errs.push_back(std::abs(ratio - 1));
       }
+    AddEdgeMedians(g, p, plan, &per_edge);
     AddToGroup(g.graph.edge_count(), errs, &s.groups);
     all.insert(all.end(), errs.begin(), errs.end());
   }
@@ -94,6 +107,11 @@ ModelScore Score(const ContendData& d, const Model& model, double alpha,
       static_cast<double>(std::count_if(all.begin(), all.end(),
                                         [](double e) { return e <= 0.15; })) /
       s.n;
+  std::sort(per_edge.begin(), per_edge.end());
+  s.edges = static_cast<int>(per_edge.size());
+  s.edge_median_err = stats::Quantile(per_edge, 0.5);
+  s.edge_p95_err = stats::Quantile(per_edge, 0.95);
+  s.edge_max_err = per_edge.back();
   return s;
 }
 

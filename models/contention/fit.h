@@ -40,6 +40,10 @@ struct ModelScore {
   double aicc = 0, delta_aicc = 0;
   double median_err = 0, max_err = 0, within15 = 0;  // |err|; share <= 15%
   std::vector<GroupScore> groups;                    // by edge count
+  // Per edge, the median of its runs' times against the prediction: how
+  // many edges, and the median, 95th percentile and largest |err|.
+  int edges = 0;
+  double edge_median_err = 0, edge_p95_err = 0, edge_max_err = 0;
 };
 
 // One edge's first-step penalty, inverted run by run.

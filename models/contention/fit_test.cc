@@ -50,6 +50,24 @@ TEST(Fit, NoiseFreeDataGiveTheModelsOwnNumbers) {
   }
 }
 
+// One run of one edge 30% late: every run counts it, the edge's median of
+// three runs does not.
+TEST(Fit, PerEdgeScoresTakeTheMedianOfTheRuns) {
+  ContendData d = Data("mm2011-node", 1, 0.0, 3);
+  MeasuredGraph& g = d.graphs.back();
+  EdgeTiming& late = g.runs[0].edges[0];
+  late.recv_end_ns = static_cast<std::int64_t>(
+      1.3 * static_cast<double>(late.recv_end_ns - g.edges[0].start_offset_ns) +
+      static_cast<double>(g.edges[0].start_offset_ns));
+  const FitResult f = Fit(d, {});
+  const ModelScore& m = f.models[0];
+  EXPECT_GT(m.max_err, 0.25);
+  EXPECT_LT(m.edge_max_err, 1e-6);
+  int edges = 0;
+  for (const MeasuredGraph& each : d.graphs) edges += each.graph.edge_count();
+  EXPECT_EQ(m.edges, edges);
+}
+
 struct Coverage {
   int seeds = 0, picked = 0, alpha_in = 0, rho_in = 0, rho_n = 0;
 };
