@@ -1,6 +1,6 @@
 // Run documents for the comparison's tests, made the way verbsbench makes
-// them (Recorder samples, Result::ToJson) from samples the test chooses:
-// synthetic distributions, never presented as measurements.
+// them (Recorder samples, ToJson of verbsbench/mode.h) from samples the test
+// chooses: synthetic distributions, never presented as measurements.
 #ifndef VERBSBENCH_COMPARE_TEST_RUNS_H_
 #define VERBSBENCH_COMPARE_TEST_RUNS_H_
 
