@@ -6,6 +6,7 @@
 # and file (edges of SIZE in WRs of WR bytes), and contentionfit fit's
 # comparison with max-min sharing (what links should give) and the paper's
 # rules.
+# PENALTIES (environment): --penalties for --fabric penalty (default mm2011-node).
 #   soft-roce/vm --topology star:4 --host-root --timeout 1200 -- \
 #     tools/internal/contend_star.sh OUT_DIR FABRIC RATE SIZE REPS MODE WR GRAPH...
 set -uo pipefail
@@ -20,12 +21,14 @@ shim=$bin/shim/verbsemu
 mkdir -p "$out"
 graphs=()
 for g in "$@"; do graphs+=(-g "$g"); done
+penalties=()
+[ -z "${PENALTIES:-}" ] || penalties=(--penalties "$PENALTIES")
 ranks=()
 for k in $(seq 0 $((n - 1))); do
   dev_var=VERBSEMU_VM_DEV$k gid_var=VERBSEMU_VM_GID$k
   [ "$k" = 0 ] || ranks+=(:)
   ranks+=(-np 1 "$shim" run --report "$out/report.$k" --bandwidth "$rate" --bw-mode pace
-    --latency-mode "$mode" --fabric "$fabric" -- "$vb" contend -d "${!dev_var}"
+    --latency-mode "$mode" --fabric "$fabric" "${penalties[@]}" -- "$vb" contend -d "${!dev_var}"
     -x "${!gid_var}" --timeout 600)
   if [ "$k" = 0 ]; then
     ranks+=("${graphs[@]}" -s "$size" --wr-size "$wr" -r "$reps" --lead 100ms --wait yield
