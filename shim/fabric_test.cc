@@ -23,6 +23,7 @@
 #include "shim/internal/fabric_flows.h"
 #include "shim/internal/fake_device.h"
 #include "shim/internal/fake_qp.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/report.h"
 #include "shim/internal/shim_fixture.h"
 #include "shim/internal/state.h"
@@ -336,6 +337,14 @@ TEST_F(FabricTest, PenaltyOfEachFlowIsTheRulesOverTheActiveFlows) {
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now, model), 3.0);
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[1], now, model), 3.0);
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[2], now, model), 1.5);
+  // Out of memory while building the graph: said, and the port's whole
+  // rate, not a crash.
+  InjectFaultForTesting(Fault::kOutOfMemory, true);
+  ::testing::internal::CaptureStderr();
+  EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now, model), 1.0);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  InjectFaultForTesting(Fault::kOutOfMemory, false);
+  EXPECT_NE(said.find("VERBSEMU_FABRIC=penalty"), std::string::npos) << said;
   // d's last bytes still on its wire: active.
   flows[2]->queued.store(0);
   flows[2]->wire_end.store(now + 1000000);

@@ -7,12 +7,15 @@
 #include <cerrno>
 #include <cmath>
 #include <mutex>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "emulate/tsc.h"
 #include "models/contention/graph.h"
+#include "shim/internal/boundary.h"
 #include "shim/internal/deferred_post.h"
+#include "shim/internal/faults.h"
 #include "shim/internal/segment_key.h"
 #include "shim/internal/state.h"
 #include "shim/internal/warnings.h"
@@ -100,7 +103,22 @@ FlowSlot* FabricFlows::Claim(const std::string& src, const std::string& dst) {
 
 double FabricFlows::Penalty(const FlowSlot& self, uint64_t now,
                             const contention::PenaltyFile& penalties,
-                            uint64_t* latest) {
+                            uint64_t* latest) noexcept {
+  // Drainers (a post, a poll, the progress thread) book here: the graph's
+  // allocation failing must not end the process.
+  try {
+    if (FaultInjected(Fault::kOutOfMemory)) throw std::bad_alloc();
+    return PenaltyOf(self, now, penalties, latest);
+  } catch (const std::exception& ex) {
+    BoundaryFault("VERBSEMU_FABRIC=penalty", ex.what(),
+                  "this WR is booked at its port's whole rate");
+  }
+  return 1;
+}
+
+double FabricFlows::PenaltyOf(const FlowSlot& self, uint64_t now,
+                              const contention::PenaltyFile& penalties,
+                              uint64_t* latest) {
   SharedFlows* t = Table();
   contention::Graph g;
   std::vector<uint64_t> seen;

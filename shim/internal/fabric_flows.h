@@ -70,14 +70,17 @@ class FabricFlows {
   // The penalty rho >= 1 of `self` in the graph of the flows active at
   // `now` (self always among them), by `model`; *latest (if not null): the
   // latest time another of them became active.
+  // A failure (out of memory) says so once and gives 1.
   double Penalty(const FlowSlot& self, uint64_t now,
                  const contention::PenaltyFile& penalties,
-                 uint64_t* latest = nullptr);
+                 uint64_t* latest = nullptr) noexcept;
   // Frees the slots of processes that are gone (at most every 100 ms).
   void Reap(uint64_t now);
   size_t claimed() const { return claimed_.load(); }
 
  private:
+  double PenaltyOf(const FlowSlot& self, uint64_t now,
+                   const contention::PenaltyFile& penalties, uint64_t* latest);
   SharedFlows* Table();
   std::atomic<SharedFlows*> table_{nullptr};
   SharedObjectPtr<SharedFlows> shared_;
