@@ -3,11 +3,10 @@
 # soft-roce/vm. Source after tests/vm/lib.sh. Used by shim/vm_tests.bats,
 # shim/vm_stacks_tests.bats and tools/accuracy_e2e.sh.
 
-VERBSEMU=${VERBSEMU:-bazel-bin/shim/verbsemu}
-
-# shim_ready: the launcher and the library are built (on the host).
+# shim_ready: the launcher under test and the library it preloads exist
+# (built on the host, or installed; tests/vm/lib.sh finds them).
 shim_ready() {
-  [ -x "$VERBSEMU" ] && [ -f "$(dirname "$VERBSEMU")/libverbsemu.so" ]
+  [ -x "$VERBSEMU" ] && [ -f "$(vm_shim)" ]
 }
 
 # shim_prefix REPORT FLAGS...: sets the array PREFIX to the command words that

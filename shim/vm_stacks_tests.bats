@@ -18,7 +18,7 @@ min_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "") print b; else if (b == "
 # symbols from its own handle: only the verbs_open_device hook sees it.
 @test "privately dlopen'ed libibverbs: device caught by the verbs_open_device hook" {
   local probe out
-  probe="$(dirname "$VERBSEMU")/dlopen_probe"
+  probe="$VERBSEMU_HELPERS/dlopen_probe"
   [ -x "$probe" ] || flunk "$probe missing: bazel build //shim/... on the host"
   out=$("$VERBSEMU" run --report stderr -- "$probe" 2>&1) || true
   if ! echo "$out" | grep -q "^opened " || ! echo "$out" | grep -q "^device "; then
@@ -38,12 +38,12 @@ min_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "") print b; else if (b == "
 # test Debian's binding twice).
 ubuntu_binding_dir() {
   local dir="$VM_LOGDIR/ubuntu-binding" tool bindings
-  tool="${VERBSEMU_BIN:-$(dirname "$VERBSEMU")/..}/soft-roce/symbolic/set_df_symbolic"
+  tool="$VERBSEMU_BIN/soft-roce/symbolic/set_df_symbolic"
   [ -x "$tool" ] || flunk "$tool missing: bazel build //soft-roce/symbolic:set_df_symbolic on the host"
   mkdir -p "$dir"
   "$tool" /usr/lib/x86_64-linux-gnu/libibverbs.so.1 "$dir/libibverbs.so.1" >/dev/null ||
     flunk "set_df_symbolic failed"
-  bindings=$(LD_LIBRARY_PATH="$dir" LD_DEBUG=bindings LD_PRELOAD="$(readlink -f "$(dirname "$VERBSEMU")/libverbsemu.so")" \
+  bindings=$(LD_LIBRARY_PATH="$dir" LD_DEBUG=bindings LD_PRELOAD="$(vm_shim)" \
     ibv_devices 2>&1 >/dev/null | grep -E "symbol .(verbs_open_device|verbs_set_ops)'")
   [ "$(echo "$bindings" | grep -c "libibverbs.so.1 \[0\]: normal")" = 2 ] ||
     flunk "the copy does not bind its own calls inside itself: $bindings"
@@ -55,7 +55,7 @@ nccl_run() {
   local tag=$1 libdir=$2 port pre=()
   shift 2
   local probe
-  probe="$(dirname "$VERBSEMU")/nccl_style_pingpong"
+  probe="$VERBSEMU_HELPERS/nccl_style_pingpong"
   [ $# -gt 0 ] && shim_prefix "$VM_LOGDIR/$tag.report" "$@" && pre=("${PREFIX[@]}")
   port=$(new_port)
   rm -f "$VM_LOGDIR/$tag.report"
@@ -73,7 +73,7 @@ nccl_run() {
 # the spin's own wait per post is the target within 2% (spin_own_case).
 nccl_case() {
   local libdir=$1 name=$2 attempt nat shim bmin="" emin="" ok=0 rep dev
-  [ -x "$(dirname "$VERBSEMU")/nccl_style_pingpong" ] || flunk "nccl_style_pingpong missing: bazel build //shim/... on the host"
+  [ -x "$VERBSEMU_HELPERS/nccl_style_pingpong" ] || flunk "nccl_style_pingpong missing: bazel build //shim/... on the host"
   for attempt in 1 2 3; do
     nat=$(nccl_run "${name}_native$attempt" "$libdir")
     shim=$(nccl_run "${name}_shim$attempt" "$libdir" --latency "${LAT_US}us")
@@ -116,7 +116,7 @@ nccl_case() {
 # before the first look and before the report can escape (docs/shim.md).
 @test "a QP behind the shim, symmetric ping-pong: the kernel check warns and the sweep refuses the runs" {
   local probe port cmd dir out
-  probe="$(dirname "$VERBSEMU")/nccl_style_pingpong"
+  probe="$VERBSEMU_HELPERS/nccl_style_pingpong"
   [ -x "$probe" ] || flunk "$probe missing: bazel build //shim/... on the host"
   port=$(new_port)
   cmd="$probe -d $SERVER_DEV -x $SERVER_GID -p $port -n 40000 --hide & \
@@ -170,7 +170,7 @@ $probe -d $CLIENT_DEV -x $CLIENT_GID -p $port -n 40000 --hide $SERVER_ADDR; rc=\
 # finds every QP of the holder (none) seen.
 @test "traffic of another process: the report counts it, and does not warn" {
   local probe tag=bypass rep hpid mbps sent
-  probe="$(dirname "$VERBSEMU")/dlopen_probe"
+  probe="$VERBSEMU_HELPERS/dlopen_probe"
   [ -x "$probe" ] || flunk "$probe missing: bazel build //shim/... on the host"
   rep="$VM_LOGDIR/$tag.report"
   rm -f "$rep"

@@ -40,7 +40,7 @@ min_of() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "") print b; else if (b == "
 
 @test "the preloaded shim with a bad value says so in one line, the program runs" {
   local out
-  out=$(LD_PRELOAD="$(readlink -f "$(dirname "$VERBSEMU")/libverbsemu.so")" VERBSEMU_BANDWIDTH=fast \
+  out=$(LD_PRELOAD="$(vm_shim)" VERBSEMU_BANDWIDTH=fast \
     ibv_devinfo -d "$SERVER_DEV" 2>&1) || true
   if ! echo "$out" | grep -q PORT_ACTIVE || [ "$(echo "$out" | grep -c "verbsemu:")" != 1 ]; then
     flunk "$(echo "$out" | grep verbsemu: | head -n 3)"
@@ -204,7 +204,7 @@ rc_pingpong() { # TAG FLAGS|-  -> prints usec/iter
 @test "rdma_cm cycles under the shim (10,000 on one device): resident memory grows by less than 1 MiB" {
   local prog tag=cm_cycles log summary growth cycles=10000
   [ "$TOPOLOGY" = single ] || cycles=1000
-  prog="$(dirname "$VERBSEMU")/cm_cycles"
+  prog="$VERBSEMU_HELPERS/cm_cycles"
   [ -x "$prog" ] || flunk "$prog missing: bazel build //shim/... on the host"
   log="$VM_LOGDIR/$tag.log"
   shimmed "$VM_LOGDIR/$tag.report" --latency 1us --bandwidth 50% --bw-mode pad -- \

@@ -6,11 +6,10 @@
 # The suites that source this file use LOGGPFIT, ROOT_DEV and PEER_DEV.
 # shellcheck disable=SC2034
 
-# tests/vm/run names the default build's tree (VERBSEMU_BIN): the bazel-bin
-# link moves with a build of another --config.
-VB=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/verbsbench
-JG=${VERBSEMU_BIN:-$PWD/bazel-bin}/verbsbench/json_get
-LOGGPFIT=${VERBSEMU_BIN:-$PWD/bazel-bin}/models/loggp/loggpfit
+# The programs under test (tests/vm/lib.sh) and json_get, a test helper.
+VB=$(vm_program verbsbench)
+JG=$VERBSEMU_BIN/verbsbench/json_get
+LOGGPFIT=$(vm_program loggpfit)
 ADDR=$SERVER_ADDR
 VB_PREFIX=()
 VB_ROOT_PREFIX=()

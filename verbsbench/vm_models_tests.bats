@@ -153,7 +153,8 @@ loggp_point_check() {
 # unchanged (alpha from a>b).
 # bats test_tags=topology-independent
 @test "contend under mpirun -np 2: a>b and a>b,b>a, read by contentionfit" {
-  local root=${VERBSEMU_VM_HOST_ROOT:-} tag=contend fit=${VERBSEMU_BIN:-$PWD/bazel-bin}/models/contention/contentionfit
+  local root=${VERBSEMU_VM_HOST_ROOT:-} tag=contend fit
+  fit=$(vm_program contentionfit)
   [ -n "$root" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
   [ -x "$fit" ] || flunk "no $fit: bazel build //models/contention:contentionfit"
   chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \

@@ -15,6 +15,23 @@ load common
   [[ "${lines[1]}" == "shim /usr/lib/verbsemu/libverbsemu.so: "* ]]
 }
 
+# The suites booted with this one (tests/vm/run --installed) find their
+# programs through tests/vm/lib.sh: each must resolve to the package's, or
+# the stage would test the build tree under the package's name.
+@test "the suites' programs under test are the installed package's" {
+  [ "$VERBSEMU" = /usr/bin/verbsemu ] || flunk "VERBSEMU is '$VERBSEMU'"
+  [ "$(vm_shim)" = /usr/lib/verbsemu/libverbsemu.so ] || flunk "the shim is '$(vm_shim)'"
+  local p
+  for p in verbsbench lopfit loggpfit contentionfit; do
+    [ "$(vm_program "$p")" = "/usr/bin/$p" ] || flunk "$p is '$(vm_program "$p")'"
+    [ -x "/usr/bin/$p" ] || flunk "the package installed no /usr/bin/$p"
+  done
+  # The test helpers are the build tree's: the package has none.
+  if [ "$VERBSEMU_HELPERS" = /usr/bin ] || [ ! -x "$VERBSEMU_HELPERS/dlopen_probe" ]; then
+    flunk "no test helpers in '$VERBSEMU_HELPERS'"
+  fi
+}
+
 @test "man verbsemu and man 7 verbsemu find the installed pages" {
   run man -w verbsemu
   [ "$status" -eq 0 ]

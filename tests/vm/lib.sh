@@ -24,6 +24,49 @@ CLIENT_GID=${VERBSEMU_VM_GID1:-${VERBSEMU_VM_GID0:-}}
 TOPOLOGY=${VERBSEMU_VM_TOPOLOGY:-none}
 export SERVER_DEV SERVER_GID SERVER_ADDR CLIENT_DEV CLIENT_GID TOPOLOGY
 
+# The programs under test and the test helpers, found in one place.
+# tests/vm/run sets VERBSEMU (the launcher under test: the build tree's, the
+# ASan build's or an installed package's) and VERBSEMU_BIN (the default
+# build's tree: the bazel-bin link moves with a build of another --config).
+# VERBSEMU_PREFIX (set for an installed package, e.g. /usr): the package's
+# programs come from PREFIX/bin. VERBSEMU_HELPERS: the directory of the
+# shim's test programs (dlopen_probe, nccl_style_pingpong, cm_cycles),
+# beside the launcher unless an installed launcher has none beside it.
+VERBSEMU_BIN=${VERBSEMU_BIN:-$PWD/bazel-bin}
+VERBSEMU=${VERBSEMU:-$VERBSEMU_BIN/shim/verbsemu}
+VERBSEMU_HELPERS=${VERBSEMU_HELPERS:-$(dirname "$VERBSEMU")}
+
+# vm_program NAME: the path of one of the package's programs under test:
+# PREFIX/bin/NAME when VERBSEMU_PREFIX is set, else its place in the build
+# tree (the table below; tools/install installs the same programs).
+vm_program() {
+  local row
+  case "$1" in
+    verbsbench) row=verbsbench/verbsbench ;;
+    lopfit) row=models/lop/lopfit ;;
+    loggpfit) row=models/loggp/loggpfit ;;
+    contentionfit) row=models/contention/contentionfit ;;
+    *) echo "vm_program: '$1' is not a program of the package" >&2; return 2 ;;
+  esac
+  if [ -n "${VERBSEMU_PREFIX:-}" ]; then
+    echo "$VERBSEMU_PREFIX/bin/$1"
+  else
+    echo "$VERBSEMU_BIN/$row"
+  fi
+}
+
+# vm_shim: the shim the launcher under test preloads, found as the launcher
+# finds it: beside it in a build tree, PREFIX/lib/verbsemu/ when installed.
+vm_shim() {
+  local dir
+  dir=$(dirname "$VERBSEMU")
+  if [ -f "$dir/libverbsemu.so" ]; then
+    readlink -f "$dir/libverbsemu.so"
+  else
+    readlink -f "$dir/../lib/verbsemu/libverbsemu.so"
+  fi
+}
+
 # have_rxe: true when an active rxe port exists.
 have_rxe() {
   [ -n "$SERVER_DEV" ] && grep -q ACTIVE "/sys/class/infiniband/$SERVER_DEV/ports/1/state" 2>/dev/null
