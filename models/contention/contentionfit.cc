@@ -1,6 +1,7 @@
 #include "models/contention/contentionfit.h"
 
 #include <boost/program_options.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <sstream>
@@ -25,7 +26,8 @@ constexpr const char* kUsage =
     "contentionfit fit RUN.json [--models M,M...] [--model M] [--tolerance R] "
     "[--json F] | contentionfit export RUN.json --out F [--model M] | "
     "contentionfit synth --model M [--seed N] [--reps N] [--noise X] "
-    "[--rate B] [--sizes S] [--out F]";
+    "[--rate B] [--sizes S] [--out F] | contentionfit compare BASE.json "
+    "OTHER.json [--expect R] [--within D] [--json F]";
 
 struct Request {
   Graph graph;
@@ -182,7 +184,13 @@ po::options_description Options() {
       "seconds per byte of a lone transfer (default: the paper's 1.82 GiB/s)")(
       "models", po::value<std::string>(),
       "fit, export: the models to compare, M,M,... (default: all)")(
-      "json", po::value<std::string>(), "fit: also write the result as JSON")(
+      "json", po::value<std::string>(),
+      "fit, compare: also write the result as JSON")(
+      "expect", po::value<double>(),
+      "compare: the ratio OTHER/BASE every edge should have (2: a port "
+      "rate halved); exit 1 when an edge is outside it")(
+      "within", po::value<double>()->default_value(0.04, "0.04"),
+      "compare: how far from --expect a ratio may be")(
       "out", po::value<std::string>(),
       "export: the penalties file; synth: the measurement (default stdout)")(
       "rate", po::value<std::string>()->default_value("256KiB"),
@@ -199,7 +207,7 @@ po::options_description Options() {
 po::variables_map ParseCommandLine(const std::vector<std::string>& args,
                                    const po::options_description& options) {
   try {
-    return cli::Parse(args, options, {"command", "operand"});
+    return cli::Parse(args, options, {"command", "operand", "operand2"});
   } catch (const UsageError& e) {
     throw UsageError(std::string(e.what()) + " (" + kUsage + ")");
   }
@@ -242,6 +250,26 @@ SynthOptions ReadSynthOptions(const po::variables_map& vm) {
   return o;
 }
 
+// compare BASE OTHER.
+int RunCompareCommand(const po::variables_map& vm, std::ostream& out) {
+  if (!vm.count("operand2"))
+    throw UsageError(
+        "compare needs two measurements, BASE.json and OTHER.json");
+  DataRequest r;
+  r.file = vm["operand"].as<std::string>();
+  r.other = vm["operand2"].as<std::string>();
+  if (vm.count("json")) r.json_out = vm["json"].as<std::string>();
+  if (vm.count("expect")) {
+    r.expect = vm["expect"].as<double>();
+    if (!(r.expect > 0) || !std::isfinite(r.expect))
+      throw UsageError("--expect must be a ratio > 0");
+  }
+  r.within = vm["within"].as<double>();
+  if (!(r.within >= 0) || !std::isfinite(r.within))
+    throw UsageError("--within must be >= 0");
+  return RunCompare(r, out);
+}
+
 // fit, export, synth.
 void RunOnData(const std::string& command, const po::variables_map& vm,
                std::ostream& out) {
@@ -276,6 +304,16 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   if (!vm.count("command"))
     throw UsageError(std::string("no command (") + kUsage + ")");
   const std::string command = vm["command"].as<std::string>();
+  if (vm.count("operand2") && command != "compare")
+    throw UsageError("unexpected argument '" +
+                     vm["operand2"].as<std::string>() + "' (" + kUsage + ")");
+  if (command == "compare") {
+    if (!vm.count("operand"))
+      throw UsageError(
+          "compare needs two measurements, BASE.json and "
+          "OTHER.json");
+    return RunCompareCommand(vm, out);
+  }
   if (command == "fit" || command == "export" || command == "synth") {
     RunOnData(command, vm, out);
     return 0;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "models/contention/compare.h"
 #include "models/contention/contend_data.h"
 #include "models/contention/penalty_file.h"
 
@@ -77,6 +78,20 @@ void PrintModels(const FitResult& f, std::ostream& out) {
                  100 * m.groups[k].max_err);
     out << "\n";
   }
+  out << "\nper edge count, transfers within 15% of the prediction (the "
+         "paper's validation)\n"
+      << Row("%-5s %9s", "edges", "transfers");
+  for (const ModelScore& m : f.models)
+    out << Row(" %15s", std::string(m.name).c_str());
+  out << "\n";
+  for (std::size_t k = 0; k < f.models[0].groups.size(); ++k) {
+    out << Row("%-5d %9d", f.models[0].groups[k].edges,
+               f.models[0].groups[k].transfers);
+    for (const ModelScore& m : f.models)
+      out << Row(" %14.1f%%",
+                 100.0 * m.groups[k].within15 / m.groups[k].transfers);
+    out << "\n";
+  }
 }
 
 void PrintPenalties(const ContendData& d, const FitResult& f,
@@ -109,7 +124,8 @@ json FitJson(const ContendData& d, const FitResult& f) {
                         {"graphs", g.graphs},
                         {"transfers", g.transfers},
                         {"max_graph_mean_err", g.max_graph_mean_err},
-                        {"max_err", g.max_err}});
+                        {"max_err", g.max_err},
+                        {"within15", g.within15}});
     models.push_back({{"name", m.name},
                       {"n", m.n},
                       {"rss", m.rss},
@@ -181,7 +197,84 @@ std::map<std::string, std::vector<double>> ExactShapes(const ContendData& d,
   return shapes;
 }
 
+void PrintRatios(const ContendData& other, const Comparison& c,
+                 std::ostream& out) {
+  out << Row("%-26s %-8s %12s %12s %8s\n", "graph", "transfer", "base_s",
+             "other_s", "ratio");
+  for (const EdgeRatio& r : c.edges) {
+    const MeasuredGraph& g = other.graphs[r.other_graph];
+    out << Row("%-26s %-8s %12.6f %12.6f %8.4f\n", g.name.substr(0, 26).c_str(),
+               Transfer(g.graph, r.edge).c_str(), r.base_s, r.other_s, r.ratio);
+  }
+  out << Row(
+      "\n%zu edges of graphs in both: ratio median %.4f, min %.4f, "
+      "max %.4f\n",
+      c.edges.size(), c.median, c.min, c.max);
+  if (c.only_base > 0 || c.only_other > 0)
+    out << c.only_base << " graphs only in the base, " << c.only_other
+        << " only in the other (not compared)\n";
+}
+
+void PrintVerdict(const ContendData& other, const Comparison& c,
+                  const DataRequest& r, const std::vector<EdgeRatio>& outside,
+                  std::ostream& out) {
+  out << Row("expected %.4g ± %.4g: ", r.expect, r.within);
+  if (outside.empty()) {
+    out << "every edge within\n";
+    return;
+  }
+  const EdgeRatio& w = outside.front();
+  const MeasuredGraph& g = other.graphs[w.other_graph];
+  out << outside.size() << " of " << c.edges.size()
+      << " edges outside, the farthest " << g.name << " "
+      << Transfer(g.graph, w.edge) << Row(" at %.4f\n", w.ratio);
+}
+
+json CompareJson(const ContendData& other, const Comparison& c,
+                 const DataRequest& r, std::size_t outside) {
+  json edges = json::array();
+  for (const EdgeRatio& e : c.edges) {
+    const MeasuredGraph& g = other.graphs[e.other_graph];
+    edges.push_back({{"graph", g.name},
+                     {"edge", e.edge},
+                     {"transfer", Transfer(g.graph, e.edge)},
+                     {"base_s", e.base_s},
+                     {"other_s", e.other_s},
+                     {"ratio", e.ratio}});
+  }
+  json j = {{"schema", "verbsemu.contentionfit.compare/1"},
+            {"base", r.file},
+            {"other", r.other},
+            {"edges", edges},
+            {"median", c.median},
+            {"min", c.min},
+            {"max", c.max},
+            {"only_base", c.only_base},
+            {"only_other", c.only_other}};
+  if (r.expect > 0)
+    j["expect"] = {
+        {"ratio", r.expect}, {"within", r.within}, {"outside", outside}};
+  return j;
+}
+
 }  // namespace
+
+int RunCompare(const DataRequest& r, std::ostream& out) {
+  const ContendData base = Load(r.file), other = Load(r.other);
+  const Comparison c = Compare(base, other);
+  if (c.edges.empty())
+    throw DataError("no graph of " + r.other + " was measured in " + r.file +
+                    " (graphs match by name, edges, sizes and starts)");
+  PrintRatios(other, c, out);
+  std::vector<EdgeRatio> outside;
+  if (r.expect > 0) {
+    outside = Outside(c, r.expect, r.within);
+    PrintVerdict(other, c, r, outside, out);
+  }
+  if (!r.json_out.empty())
+    Save(r.json_out, CompareJson(other, c, r, outside.size()).dump(1) + "\n");
+  return outside.empty() ? 0 : 1;
+}
 
 void RunFit(const DataRequest& r, std::ostream& out) {
   const ContendData d = Load(r.file);

@@ -1,6 +1,6 @@
 // contentionfit's commands on measurement files (contend_data.h): fit,
-// export and synth. Internal to contentionfit: the command line is parsed
-// in contentionfit.cc (one function), which calls these.
+// export, synth and compare. Internal to contentionfit: the command line is
+// parsed in contentionfit.cc (one function), which calls these.
 #ifndef VERBSEMU_MODELS_CONTENTION_CONTENTIONFIT_DATA_H_
 #define VERBSEMU_MODELS_CONTENTION_CONTENTIONFIT_DATA_H_
 
@@ -28,11 +28,16 @@ struct DataRequest {
   std::string model;     // export: the file's model ("": the best)
   std::string out;       // export (required), synth ("": stdout)
   SynthOptions synth;    // synth
+  std::string other;     // compare: the measurement set against `file`
+  double expect = 0;     // compare: the ratio every edge should have (0: none)
+  double within = 0.04;  // compare: how far from `expect` a ratio may be
 };
 
 void RunFit(const DataRequest& r, std::ostream& out);
 void RunExport(const DataRequest& r, std::ostream& out);
 void RunSynth(const DataRequest& r, std::ostream& out);
+// Exit status: 1 when `expect` is set and some edge's ratio is outside it.
+int RunCompare(const DataRequest& r, std::ostream& out);
 
 }  // namespace verbsemu::contention
 

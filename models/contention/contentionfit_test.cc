@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/contention/contend_data.h"
@@ -207,6 +208,18 @@ const std::vector<BadCase>& DataBadCases() {
       {{"predict", "a>b", "--version"},
        2,
        "--version is answered alone: contentionfit --version"},
+      {{"compare"}, 2, "compare needs two measurements, BASE\\.json and "},
+      {{"compare", "a.json"}, 2, "compare needs two measurements, "},
+      {{"compare", "a.json", "b.json", "--expect", "0"},
+       2,
+       "--expect must be a ratio > 0"},
+      {{"compare", "a.json", "b.json", "--expect", "2", "--within", "-1"},
+       2,
+       "--within must be >= 0"},
+      {{"compare", "/nonexistent/a.json", "b.json"},
+       1,
+       "cannot read /nonexistent/a\\.json: No such file or directory"},
+      {{"fit", "a.json", "b.json"}, 2, "unexpected argument 'b\\.json'"},
   };
   return cases;
 }
@@ -254,12 +267,17 @@ TEST(Contentionfit, FitsTheBundledExample) {
   EXPECT_TRUE(Has(r.out, "\nbest model by AICc: mm2011-node\n")) << r.out;
   EXPECT_TRUE(Has(r.out, "\nmm2011-node +350 +-[0-9.]+ +0\\.0 ")) << r.out;
   EXPECT_TRUE(Has(r.out, "the paper's Fig\\. 5")) << r.out;
+  // Made by mm2011-node with 1% noise: every transfer of 3 edges within 15%
+  // of that model's prediction.
+  EXPECT_TRUE(Has(r.out, "transfers within 15% of the prediction")) << r.out;
+  EXPECT_TRUE(Has(r.out, "\n3 +[0-9]+ +100\\.0% ")) << r.out;
   EXPECT_TRUE(Has(r.out, "\na>d,b>d,c>d +2 +c>d +3\\.0[0-9]+ ")) << r.out;
   EXPECT_TRUE(Has(r.out, "amplification 4\\.[0-9]+ > 2\\.00\n")) << r.out;
   const std::string written = Slurp(json);
   EXPECT_TRUE(Has(written, "\"schema\": \"verbsemu\\.contentionfit/1\""))
       << written;
   EXPECT_TRUE(Has(written, "\"best\": \"mm2011-node\"")) << written;
+  EXPECT_TRUE(Has(written, "\"within15\": [0-9]+")) << written;
 }
 
 TEST(Contentionfit, ExportWritesWhatThePenaltyReaderReads) {
@@ -302,6 +320,63 @@ TEST(Contentionfit, SynthWritesAMeasurement) {
   EXPECT_EQ(d->params.port_rate_Bps, 1048576);
   EXPECT_EQ(d->graphs[0].edges[0].bytes, 65536);
   EXPECT_EQ(d->graphs[0].runs.size(), 2u);
+}
+
+// Two synthetic measurements of the same graphs, the second at half the
+// port rate: every edge's time doubles, which --expect 2 accepts and
+// --expect 1.9 --within 0.05 refuses (exit 1), naming how many edges and
+// the farthest; the JSON holds every edge's ratio.
+TEST(Contentionfit, CompareFindsTheHalvedRate) {
+  const std::string base = Tmp("base.json"), half = Tmp("half.json");
+  const std::string json = Tmp("compare.json");
+  for (const auto& [path, rate] : {std::pair{base, "256KiB"}, {half, "128KiB"}})
+    ASSERT_EQ(Contentionfit({"synth", "--model", "mm2011-node", "--noise", "0",
+                             "--rate", rate, "--out", path})
+                  .code,
+              0);
+  Result r =
+      Contentionfit({"compare", base, half, "--expect", "2", "--json", json});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "^graph +transfer +base_s +other_s +ratio\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "\na>d,b>d,c>d +c>d +[0-9.]+ +[0-9.]+ +2\\.0000\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out,
+                  "\n[0-9]+ edges of graphs in both: ratio median 2\\.0000, "
+                  "min 2\\.0000, max 2\\.0000\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "expected 2 ± 0\\.04: every edge within\n$")) << r.out;
+  const std::string written = Slurp(json);
+  EXPECT_TRUE(
+      Has(written, "\"schema\": \"verbsemu\\.contentionfit\\.compare/1\""))
+      << written;
+  EXPECT_TRUE(Has(written, "\"outside\": 0")) << written;
+
+  r = Contentionfit(
+      {"compare", base, half, "--expect", "1.9", "--within", "0.05"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(Has(r.out,
+                  "expected 1\\.9 ± 0\\.05: [0-9]+ of [0-9]+ edges outside, "
+                  "the farthest .* at 2\\.0000\n$"))
+      << r.out;
+}
+
+TEST(Contentionfit, CompareWithNothingInCommonIsOneLine) {
+  const std::string a = Tmp("one.json");
+  const Result synth = Contentionfit({"synth", "--model", "maxmin"});
+  std::string why;
+  auto d = ParseContend(synth.out, &why).value();
+  d.graphs.resize(1);
+  std::ofstream(a) << WriteContend(d);
+  const std::string b = Tmp("other.json");
+  d.graphs[0].name = "renamed";
+  std::ofstream(b) << WriteContend(d);
+  const Result r = Contentionfit({"compare", a, b});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "contentionfit: error: no graph of " + b +
+                       " was measured in " + a +
+                       " (graphs match by name, edges, sizes and starts)\n");
 }
 
 TEST(Contentionfit, BadMeasurementIsOneLine) {
