@@ -65,6 +65,9 @@ inline constexpr std::size_t kMaxContendGraphs = 4096;
 inline constexpr std::size_t kMaxContendRuns = 10000;
 inline constexpr std::size_t kMaxContendRanks = 4096;
 inline constexpr std::int64_t kMaxContendNs = std::int64_t{1} << 50;  // 13 d
+// A measurement file's size bound (the largest the limits above allow is
+// well under it).
+inline constexpr std::size_t kMaxContendFileBytes = std::size_t{256} << 20;
 
 inline constexpr const char* kContendOps[] = {"write", "send", "read"};
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "base/read_file.h"
 #include "models/contention/compare.h"
 #include "models/contention/contend_data.h"
 #include "models/contention/penalty_file.h"
@@ -29,12 +29,10 @@ std::string Row(const char* fmt, auto... args) {
 }
 
 ContendData Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string why;
-  auto d = ParseContend(text.str(), &why);
+  std::string text, why;
+  if (!base::ReadFileText(path, kMaxContendFileBytes, &text, &why))
+    throw DataError("cannot read " + path + ": " + why);
+  auto d = ParseContend(text, &why);
   if (!d) throw DataError(path + ": " + why);
   return std::move(*d);
 }
