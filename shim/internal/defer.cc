@@ -284,16 +284,21 @@ bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
   DeferredPost& p = *d.fifo.front();
   // Most posts owe nothing: one test on the drain's path.
   if (p.late.bytes == 0) return false;
-  uint64_t due;
   if (FlowSlot* flow = q->flow.get()) {
-    due = FlowDue(q, *flow, &p.late, now);
-  } else {
-    const LateIngress late = std::exchange(p.late, LateIngress{});
-    emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
-    if (in == nullptr || now == kNeverDue) return false;
-    due = in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued) +
-          late.latency_ticks;
+    // The next look, earlier or later than the last (a booking re-rated).
+    // The posts behind wait for this one's hand-over, not for its due: the
+    // flow's own bookings follow each other (FlowDue).
+    const uint64_t look = FlowDue(q, *flow, &p.late, now);
+    if (look == 0) return false;
+    p.due = look;
+    return true;
   }
+  const LateIngress late = std::exchange(p.late, LateIngress{});
+  emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
+  if (in == nullptr || now == kNeverDue) return false;
+  const uint64_t due =
+      in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued) +
+      late.latency_ticks;
   if (due <= p.due) return false;
   p.due = due;
   d.last_due = std::max(d.last_due, p.due);

@@ -28,13 +28,15 @@ namespace verbsemu::shim::internal {
 //
 // With VERBSEMU_FABRIC=penalty the bytes are booked on the QP's flow
 // instead (fabric_flows.h): `rho` and `end` are that booking, kept until
-// the post is due so that flows that arrived meanwhile can lengthen it.
+// the post is due so that flows that arrive or leave meanwhile can
+// lengthen or shorten it from `mark` on.
 struct LateIngress {
   uint64_t bytes = 0;
   uint64_t start = 0;  // TSC: when its first byte left its egress
   uint64_t latency_ticks = 0;
-  double rho = 0;    // penalty: 0 until booked
-  uint64_t end = 0;  // penalty: TSC when its last byte is through
+  double rho = 0;     // penalty: 0 until booked
+  uint64_t end = 0;   // penalty: TSC when its last byte is through
+  uint64_t mark = 0;  // penalty: its rate is rho from here to `end`
 };
 
 class DeferredPost {

@@ -129,7 +129,16 @@ double FabricFlows::PenaltyOf(const FlowSlot& self, uint64_t now,
   g.edges.push_back(
       {VertexOf(self_src, &seen, &g), VertexOf(self_dst, &seen, &g)});
   for (const FlowSlot& s : t->slots) {
-    if (&s == &self || !Active(s, now)) continue;
+    if (&s == &self) continue;
+    if (!Active(s, now)) {
+      // A flow that left: when its last byte was through.
+      const uint64_t left = s.wire_end.load(std::memory_order_relaxed);
+      if (latest != nullptr && s.pid.load(std::memory_order_relaxed) > 0 &&
+          left <= now) {
+        *latest = std::max(*latest, left);
+      }
+      continue;
+    }
     if (latest != nullptr) {
       *latest =
           std::max(*latest, s.active_since.load(std::memory_order_relaxed));
@@ -176,24 +185,33 @@ void Book(Engine& e, const PortLink& link, FlowSlot& flow, LateIngress* late,
   late->end = late->start + static_cast<uint64_t>(
                                 late->rho * static_cast<double>(WireTicks(
                                                 late->bytes, link.target_bps)));
+  late->mark = late->start;
   flow.wire_end.store(late->end, std::memory_order_relaxed);
 }
 
-// At its end, a booking whose penalty rose since it started (flows became
-// active): from the latest arrival on, the bytes left at the new penalty.
-bool Lengthen(Engine& e, FlowSlot& flow, LateIngress* late, uint64_t now) {
-  uint64_t arrived = 0;
-  const double rho = e.bw.flows.Penalty(flow, now, *e.bw.penalties, &arrived);
-  if (!(rho > late->rho * (1 + 1e-9)) || arrived <= late->start ||
-      arrived >= late->end) {
-    return false;
-  }
-  const double span = static_cast<double>(late->end - late->start);
-  const double left = static_cast<double>(late->end - arrived) / span;
-  late->end = arrived + static_cast<uint64_t>(left * span * rho / late->rho);
+// A booking whose penalty changed since `mark` (flows became active or
+// left): from the latest such change on, the bytes left at the new
+// penalty, as the fluid model has it (a change that cannot be dated
+// counts from `mark`).
+void Rerate(Engine& e, FlowSlot& flow, LateIngress* late, uint64_t now) {
+  uint64_t changed = 0;
+  const double rho = e.bw.flows.Penalty(flow, now, *e.bw.penalties, &changed);
+  if (std::abs(rho - late->rho) <= late->rho * 1e-9) return;
+  const uint64_t from = std::max(changed, late->mark);
+  if (from >= late->end) return;  // the booking was through before it
+  const double left = static_cast<double>(late->end - from);
+  late->end = from + static_cast<uint64_t>(left * rho / late->rho);
+  late->mark = from;
   late->rho = rho;
   flow.wire_end.store(late->end, std::memory_order_relaxed);
-  return true;
+}
+
+// How often a booking is looked at before its end, so that a flow leaving
+// shortens it: an eighth of its span, not under 100 us (a WR that short
+// is looked at only at its end).
+uint64_t LookAgainTicks(const LateIngress& late) {
+  return std::max<uint64_t>((late.end - late.start) / 8,
+                            E().cal.NsToTicks(100e3));
 }
 
 }  // namespace
@@ -218,15 +236,18 @@ uint64_t FlowDue(QpState* q, FlowSlot& flow, LateIngress* late, uint64_t now) {
     *late = LateIngress{};
     return 0;
   }
-  if (!booked) {
+  if (booked) {
+    Rerate(e, flow, late, now);
+  } else {
     Book(e, *link, flow, late, now);
     e.bw.flows.Reap(now);
-    return HandOverAt(*link, *late);
   }
-  const uint64_t due =
-      Lengthen(e, flow, late, now) ? HandOverAt(*link, *late) : 0;
-  *late = LateIngress{};
-  return due;
+  const uint64_t hand = HandOverAt(*link, *late);
+  if (hand <= now) {
+    *late = LateIngress{};
+    return 0;
+  }
+  return std::min(hand, now + LookAgainTicks(*late));
 }
 
 void FabricFlows::Reap(uint64_t now) {

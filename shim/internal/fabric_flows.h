@@ -69,7 +69,8 @@ class FabricFlows {
   FlowSlot* Claim(const std::string& src, const std::string& dst);
   // The penalty rho >= 1 of `self` in the graph of the flows active at
   // `now` (self always among them), by `model`; *latest (if not null): the
-  // latest time another of them became active.
+  // latest time another flow became active or left (its last byte through)
+  // by `now`.
   // A failure (out of memory) says so once and gives 1.
   double Penalty(const FlowSlot& self, uint64_t now,
                  const contention::PenaltyFile& penalties,
@@ -100,13 +101,16 @@ std::string PenaltiesName(const Settings& s);
 // A post is queued on `flow` at `now`: it is active from now if it was not.
 void NoteQueued(FlowSlot& flow, uint64_t now);
 
-// When the front post of q's queue, due by `now`, may be handed over, for
+// When to look at the front post of q's queue again, due by `now`, for
 // what it owes q's flow (`late`): booked the first time, from when its
 // first byte may leave and after what the flow carries already, at B_port
-// / rho over the flows active now; at the end of that booking, lengthened
-// if flows that became active since raised its penalty (from the latest
-// of them on, for the bytes left), so a transfer that started alone a
-// moment before the others shares with them from its first WR. Clears
+// / rho over the flows active now; at every later look re-rated if flows
+// that became active or left since changed its penalty (from the latest
+// change on, for the bytes left: the paper's step at every arrival and
+// departure), so a transfer that started alone a moment before the others
+// shares with them from its first WR, and one whose competitors ended
+// takes the rate they left. Looks come at the booking's end and, for a
+// long one, every eighth of it (a departure shortens it by then). Clears
 // `late` when nothing more is owed. 0: hand it over now (`now` is
 // kNeverDue: it leaves unbooked).
 uint64_t FlowDue(QpState* q, FlowSlot& flow, LateIngress* late, uint64_t now);
