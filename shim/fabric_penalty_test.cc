@@ -100,56 +100,79 @@ TEST_F(FabricTest, PenaltyOfEachFlowIsTheRulesOverTheActiveFlows) {
   EXPECT_DOUBLE_EQ(table.Penalty(*flows[0], now + 1000001, model), 2.0);
 }
 
-// Looks at the booking `late` of q's flow from `now` on as a drainer does,
-// at every time FlowDue asks for, calling `at` first at each; the time it
-// says hand over.
-uint64_t HandOver(QpState* q, FlowSlot& flow, LateIngress* late, uint64_t now,
-                  const std::function<void(uint64_t)>& at = {}) {
-  for (int looks = 0; looks < 100; ++looks) {
-    if (at) at(now);
-    const uint64_t next = FlowDue(q, flow, late, now);
-    if (next == 0) return now;
-    EXPECT_GT(next, now);
-    now = next;
+// Two ports a and b, each its own node, sending into one port (GID ...9):
+// a's QP and flow (`q_`, `mine_`) and b's flow (`other_`), from `t0_`;
+// one WR's time at the port's rate (`wire_`) and the tolerance (`slack_`).
+class PenaltyBookingTest : public FabricTest {
+ protected:
+  void SetUp() override {
+    FabricTest::SetUp();
+    ConfigureFabric(emulate::Fabric::kPenalty);
+    ad_ = FlowFrom(a_, 1, 9);
+    bd_ = FlowFrom(b_, 2, 9);
+    q_ = E().qps.Find(ad_.qp);
+    ASSERT_NE(q_, nullptr);
+    mine_ = q_->flow.get();
+    other_ = E().qps.Find(bd_.qp)->flow.get();
+    ASSERT_NE(mine_, nullptr);
+    ASSERT_NE(other_, nullptr);
+    t0_ = emulate::ReadTsc();
   }
-  ADD_FAILURE() << "no hand-over after 100 looks";
-  return now;
-}
+  // Looks at the booking `late` of a's flow from `now` on as a drainer
+  // does, at every time FlowDue asks for, calling `at` first at each; the
+  // time it says hand over.
+  uint64_t HandOver(LateIngress* late, uint64_t now,
+                    const std::function<void(uint64_t)>& at = {}) {
+    for (int looks = 0; looks < 100; ++looks) {
+      if (at) at(now);
+      const uint64_t next = FlowDue(q_, *mine_, late, now);
+      if (next == 0) return now;
+      EXPECT_GT(next, now);
+      now = next;
+    }
+    ADD_FAILURE() << "no hand-over after 100 looks";
+    return now;
+  }
+  uint64_t At(double wires) const {
+    return t0_ + static_cast<uint64_t>(wires * wire_);
+  }
+
+  FakeDevice a_{"fake0"}, b_{"fake1"};
+  StopEngineFirst stop_;  // after the devices: it goes first
+  FakeQpEnv ad_, bd_;
+  QpState* q_ = nullptr;
+  FlowSlot* mine_ = nullptr;
+  FlowSlot* other_ = nullptr;
+  uint64_t t0_ = 0;
+  const double wire_ = static_cast<double>(Cal().NsToTicks(MessageNs()));
+  const double slack_ = static_cast<double>(Cal().NsToTicks(2000));
+};
 
 // A transfer booked alone, joined a quarter into its WR by another into the
 // same port: from the arrival on, the bytes left go at the new penalty
 // (rho 2: an incast of two), as the fluid model has it; then nothing more
 // is owed.
-TEST_F(FabricTest, PenaltyABookingLengthensWhenAFlowArrivesDuringIt) {
-  ConfigureFabric(emulate::Fabric::kPenalty);
-  FakeDevice a("fake0"), b("fake1");
-  StopEngineFirst stop;
-  const FakeQpEnv ad = FlowFrom(a, 1, 9), bd = FlowFrom(b, 2, 9);
-  QpState* q = E().qps.Find(ad.qp);
-  ASSERT_NE(q, nullptr);
-  FlowSlot& mine = *q->flow.get();
-  FlowSlot& other = *E().qps.Find(bd.qp)->flow.get();
-  const uint64_t t0 = emulate::ReadTsc();
-  const double wire = static_cast<double>(Cal().NsToTicks(MessageNs()));
-  const double slack = static_cast<double>(Cal().NsToTicks(2000));
-  NoteQueued(mine, t0);
-  LateIngress late{.bytes = kBytes, .start = t0};
-  const uint64_t arrival = t0 + static_cast<uint64_t>(wire / 4);
-  const uint64_t hand = HandOver(q, mine, &late, t0, [&](uint64_t now) {
-    if (now == t0) {
+TEST_F(PenaltyBookingTest, LengthensWhenAFlowArrivesDuringIt) {
+  NoteQueued(*mine_, t0_);
+  LateIngress late{.bytes = kBytes, .start = t0_};
+  const uint64_t arrival = At(0.25);
+  const uint64_t hand = HandOver(&late, t0_, [&](uint64_t now) {
+    if (now == t0_) {
       EXPECT_EQ(late.rho, 0.0);
     }
-    if (now >= arrival && other.queued.load() == 0) NoteQueued(other, arrival);
+    if (now >= arrival && other_->queued.load() == 0) {
+      NoteQueued(*other_, arrival);
+    }
   });
-  EXPECT_NEAR(static_cast<double>(hand - t0), wire / 4 + 0.75 * wire * 2,
-              slack);
+  EXPECT_NEAR(static_cast<double>(hand - t0_), (0.25 + 0.75 * 2) * wire_,
+              slack_);
   EXPECT_EQ(late.bytes, 0u);
   // Without a change after its start, a booking is neither lengthened nor
   // shortened.
   LateIngress next{.bytes = kBytes, .start = hand};
-  NoteQueued(mine, hand);
-  const uint64_t next_hand = HandOver(q, mine, &next, hand);
-  EXPECT_NEAR(static_cast<double>(next_hand - hand), 2 * wire, slack);
+  NoteQueued(*mine_, hand);
+  const uint64_t next_hand = HandOver(&next, hand);
+  EXPECT_NEAR(static_cast<double>(next_hand - hand), 2 * wire_, slack_);
 }
 
 // Two transfers into one port (rho 2 each); the other's last byte is
@@ -157,31 +180,20 @@ TEST_F(FabricTest, PenaltyABookingLengthensWhenAFlowArrivesDuringIt) {
 // (rho 1), so it ends at 1/2 + (2 - 1/2) / 2 = 1.25 WR times, not 2, as
 // the paper's next step has it. Without looks before its end a booking
 // would keep the penalty of the graph it started in.
-TEST_F(FabricTest, PenaltyABookingShortensWhenAFlowLeavesDuringIt) {
-  ConfigureFabric(emulate::Fabric::kPenalty);
-  FakeDevice a("fake0"), b("fake1");
-  StopEngineFirst stop;
-  const FakeQpEnv ad = FlowFrom(a, 1, 9), bd = FlowFrom(b, 2, 9);
-  QpState* q = E().qps.Find(ad.qp);
-  ASSERT_NE(q, nullptr);
-  FlowSlot& mine = *q->flow.get();
-  FlowSlot& other = *E().qps.Find(bd.qp)->flow.get();
-  const uint64_t t0 = emulate::ReadTsc();
-  const double wire = static_cast<double>(Cal().NsToTicks(MessageNs()));
-  const double slack = static_cast<double>(Cal().NsToTicks(2000));
-  NoteQueued(mine, t0);
-  NoteQueued(other, t0);
-  other.queued.store(0);  // its last bytes on the wire until t0 + wire / 2
-  other.wire_end.store(t0 + static_cast<uint64_t>(wire / 2));
-  LateIngress late{.bytes = kBytes, .start = t0};
+TEST_F(PenaltyBookingTest, ShortensWhenAFlowLeavesDuringIt) {
+  NoteQueued(*mine_, t0_);
+  NoteQueued(*other_, t0_);
+  other_->queued.store(0);  // its last bytes on the wire until half a WR
+  other_->wire_end.store(At(0.5));
+  LateIngress late{.bytes = kBytes, .start = t0_};
   int looks = 0;
-  const uint64_t hand = HandOver(q, mine, &late, t0, [&](uint64_t now) {
+  const uint64_t hand = HandOver(&late, t0_, [&](uint64_t now) {
     ++looks;
-    if (now == t0) {
+    if (now == t0_) {
       EXPECT_EQ(late.rho, 0.0);
     }
   });
-  EXPECT_NEAR(static_cast<double>(hand - t0), 1.25 * wire, slack);
+  EXPECT_NEAR(static_cast<double>(hand - t0_), 1.25 * wire_, slack_);
   EXPECT_LE(looks, 12);  // an eighth of the booking at a time, and the end
   EXPECT_EQ(late.bytes, 0u);
 }
