@@ -61,6 +61,18 @@ load ../bazel/expect_error
   [ -s "$plain$prefix/share/man/man1/verbsemu.1" ]
 }
 
+# The table the test bed's suites find their programs by (tests/vm/lib.sh
+# vm_program): each program installed in bin/ and built where it says.
+@test "--programs lists every installed program with its built path" {
+  local name path n=0
+  while read -r name path; do
+    n=$((n + 1))
+    [ -x "$tree/bin/$name" ] || { echo "no bin/$name"; return 1; }
+    [ -x "$root/$path" ] || { echo "$name: nothing built at $path"; return 1; }
+  done < <("$root/tools/internal/install_tree" --programs)
+  [ "$n" = "$(find "$tree/bin" -type f | wc -l)" ] || { echo "$n listed, bin/ has others"; ls "$tree/bin"; return 1; }
+}
+
 @test "every installed program prints one version line and exits 0" {
   local p out
   for p in verbsemu verbsbench lopfit loggpfit contentionfit; do

@@ -252,7 +252,7 @@ SynthOptions ReadSynthOptions(const po::variables_map& vm) {
 
 // compare BASE OTHER.
 int RunCompareCommand(const po::variables_map& vm, std::ostream& out) {
-  if (!vm.count("operand2"))
+  if (!vm.count("operand") || !vm.count("operand2"))
     throw UsageError(
         "compare needs two measurements, BASE.json and OTHER.json");
   DataRequest r;
@@ -307,13 +307,7 @@ int Run(const std::vector<std::string>& args, std::ostream& out) {
   if (vm.count("operand2") && command != "compare")
     throw UsageError("unexpected argument '" +
                      vm["operand2"].as<std::string>() + "' (" + kUsage + ")");
-  if (command == "compare") {
-    if (!vm.count("operand"))
-      throw UsageError(
-          "compare needs two measurements, BASE.json and "
-          "OTHER.json");
-    return RunCompareCommand(vm, out);
-  }
+  if (command == "compare") return RunCompareCommand(vm, out);
   if (command == "fit" || command == "export" || command == "synth") {
     RunOnData(command, vm, out);
     return 0;

@@ -86,8 +86,8 @@ void PrintModels(const FitResult& f, std::ostream& out) {
     out << Row("%-5d %9d", f.models[0].groups[k].edges,
                f.models[0].groups[k].transfers);
     for (const ModelScore& m : f.models)
-      out << Row(" %14.1f%%",
-                 100.0 * m.groups[k].within15 / m.groups[k].transfers);
+      out << Row(" %14.1f%%", 100.0 * m.groups[k].transfers_within15 /
+                                  m.groups[k].transfers);
     out << "\n";
   }
 }
@@ -123,7 +123,7 @@ json FitJson(const ContendData& d, const FitResult& f) {
                         {"transfers", g.transfers},
                         {"max_graph_mean_err", g.max_graph_mean_err},
                         {"max_err", g.max_err},
-                        {"within15", g.within15}});
+                        {"transfers_within15", g.transfers_within15}});
     models.push_back({{"name", m.name},
                       {"n", m.n},
                       {"rss", m.rss},

@@ -277,7 +277,9 @@ TEST(Contentionfit, FitsTheBundledExample) {
   EXPECT_TRUE(Has(written, "\"schema\": \"verbsemu\\.contentionfit/1\""))
       << written;
   EXPECT_TRUE(Has(written, "\"best\": \"mm2011-node\"")) << written;
-  EXPECT_TRUE(Has(written, "\"within15\": [0-9]+")) << written;
+  // Per edge count: how many transfers (a count, where a model's within15
+  // is a share).
+  EXPECT_TRUE(Has(written, "\"transfers_within15\": [0-9]+\n")) << written;
 }
 
 TEST(Contentionfit, ExportWritesWhatThePenaltyReaderReads) {

@@ -51,7 +51,7 @@ void AddToGroup(int edges, const std::vector<double>& errs,
   for (const double e : errs) {
     sum += e;
     it->max_err = std::max(it->max_err, e);
-    if (e <= 0.15) ++it->within15;
+    if (e <= 0.15) ++it->transfers_within15;
   }
   ++it->graphs;
   it->transfers += static_cast<int>(errs.size());

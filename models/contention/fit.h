@@ -29,7 +29,7 @@ struct GroupScore {
   int edges = 0, graphs = 0, transfers = 0;
   double max_graph_mean_err = 0;  // max over graphs of the mean |err|
   double max_err = 0;             // max |err| over the group's transfers
-  int within15 = 0;               // transfers with |err| <= 15%
+  int transfers_within15 = 0;     // transfers with |err| <= 15%
 };
 
 // A model's account of every measured time: err = T_meas / T_pred - 1 per

@@ -38,21 +38,20 @@ VERBSEMU_HELPERS=${VERBSEMU_HELPERS:-$(dirname "$VERBSEMU")}
 
 # vm_program NAME: the path of one of the package's programs under test:
 # PREFIX/bin/NAME when VERBSEMU_PREFIX is set, else its place in the build
-# tree (the table below; tools/install installs the same programs).
+# tree, from the table of what is installed (tools/internal/install_tree).
 vm_program() {
-  local row
-  case "$1" in
-    verbsbench) row=verbsbench/verbsbench ;;
-    lopfit) row=models/lop/lopfit ;;
-    loggpfit) row=models/loggp/loggpfit ;;
-    contentionfit) row=models/contention/contentionfit ;;
-    *) echo "vm_program: '$1' is not a program of the package" >&2; return 2 ;;
-  esac
-  if [ -n "${VERBSEMU_PREFIX:-}" ]; then
-    echo "$VERBSEMU_PREFIX/bin/$1"
-  else
-    echo "$VERBSEMU_BIN/$row"
-  fi
+  local name path
+  while read -r name path; do
+    [ "$name" = "$1" ] || continue
+    if [ -n "${VERBSEMU_PREFIX:-}" ]; then
+      echo "$VERBSEMU_PREFIX/bin/$name"
+    else
+      echo "$VERBSEMU_BIN/$path"
+    fi
+    return 0
+  done < <("$(dirname "${BASH_SOURCE[0]}")/../../tools/internal/install_tree" --programs)
+  echo "vm_program: '$1' is not a program of the package (tools/internal/install_tree)" >&2
+  return 2
 }
 
 # vm_shim: the shim the launcher under test preloads, found as the launcher
