@@ -198,6 +198,50 @@ TEST_F(PenaltyBookingTest, ShortensWhenAFlowLeavesDuringIt) {
   EXPECT_EQ(late.bytes, 0u);
 }
 
+// A model that counts its calls (the rules' penalties).
+int model_calls = 0;
+std::vector<double> CountedRules(const contention::Graph& g) {
+  ++model_calls;
+  return contention::FindModel("mm2011-node")->penalties(g);
+}
+
+// ib-hol's penalty is a simulation: each graph is computed once per
+// process, and a flow in the same place of the same shape (a>b and a>c of
+// a fan-out) takes the entry of the other; a new flow makes a new graph.
+TEST_F(FabricTest, PenaltyOfAGraphSeenBeforeIsNotComputedAgain) {
+  static constexpr contention::Model kCounted{"counted", CountedRules, ""};
+  auto counted = std::make_shared<PenaltySettings>();
+  counted->source = "counted";
+  counted->penalties.model = &kCounted;
+  ConfigureFabric(emulate::Fabric::kPenalty, "1Gbit/s", counted);
+  FakeDevice a("fake0"), d("fake3");
+  StopEngineFirst stop;
+  const FakeQpEnv ab = FlowFrom(a, 1, 8), ac = FlowFrom(a, 1, 9);
+  FlowSlot* f_ab = E().qps.Find(ab.qp)->flow.get();
+  FlowSlot* f_ac = E().qps.Find(ac.qp)->flow.get();
+  ASSERT_NE(f_ab, nullptr);
+  ASSERT_NE(f_ac, nullptr);
+  f_ab->queued.store(1);
+  f_ac->queued.store(1);
+  model_calls = 0;
+  const contention::PenaltyFile& file = *E().bw.penalties;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(E().bw.flows.Penalty(*f_ab, emulate::ReadTsc(), file), 2);
+    EXPECT_DOUBLE_EQ(E().bw.flows.Penalty(*f_ac, emulate::ReadTsc(), file), 2);
+  }
+  EXPECT_EQ(model_calls, 1);
+  const FakeQpEnv dc = FlowFrom(d, 4, 9);
+  FlowSlot* f_dc = E().qps.Find(dc.qp)->flow.get();
+  ASSERT_NE(f_dc, nullptr);
+  f_dc->queued.store(1);
+  // a>b,a>c,d>c (the rules: a's edges 2 + 1 under rule (c), d>c rule (b)).
+  const double rho_ab = E().bw.flows.Penalty(*f_ab, emulate::ReadTsc(), file);
+  EXPECT_EQ(model_calls, 2);
+  EXPECT_DOUBLE_EQ(rho_ab, 3);
+  EXPECT_DOUBLE_EQ(E().bw.flows.Penalty(*f_dc, emulate::ReadTsc(), file), 1.5);
+  EXPECT_EQ(model_calls, 3);
+}
+
 // VERBSEMU_PENALTIES: the same graph under max-min sharing (2 each), and a
 // file whose measured shape for it overrides its model.
 TEST_F(FabricTest, PenaltyTakesItsPenaltiesFromTheModelOrFileAsked) {

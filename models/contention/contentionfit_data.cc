@@ -62,6 +62,13 @@ void PrintModels(const FitResult& f, std::ostream& out) {
     out << Row("%-12s %6d edges %8.2f%% %8.2f%% %8.2f%%\n",
                std::string(m.name).c_str(), m.edges, 100 * m.edge_median_err,
                100 * m.edge_p95_err, 100 * m.edge_max_err);
+  out << "\nthe unflagged first-step penalties against the model's: |err| "
+         "median, max, share within 4%\n";
+  for (const ModelScore& m : f.models)
+    out << Row("%-12s %6d penalties %6.2f%% %8.2f%% %8.1f%%\n",
+               std::string(m.name).c_str(), m.penalties,
+               100 * m.penalty_median_err, 100 * m.penalty_max_err,
+               100 * m.penalties_within4);
   out << "\nper edge count (the paper's Fig. 5): max over graphs of the mean "
          "|err| / max |err|\n"
       << Row("%-5s %6s %9s", "edges", "graphs", "transfers");
@@ -90,6 +97,45 @@ void PrintModels(const FitResult& f, std::ostream& out) {
                                   m.groups[k].transfers);
     out << "\n";
   }
+}
+
+const char* ReadingName(RuleB r) { return r == RuleB::kNode ? "node" : "edge"; }
+
+std::string WeightText(const Weight& w) {
+  if (w.n == 0) return "undetermined (1)";
+  return Row("%.3f [%.3f, %.3f]", w.value, w.low, w.high);
+}
+
+void PrintRuleWeights(const FitResult& f, std::ostream& out) {
+  if (f.rule_weights.empty()) return;
+  out << "\nthe rules' weights (rule (b)'s and rule (c)'s terms times w_b, "
+         "w_c; the paper's are 1), fitted to the "
+      << f.rule_weights[0].n
+      << " first-step penalties with no flag; n: the penalties each enters\n"
+      << Row("%-7s %-24s %4s %-24s %4s %12s %10s\n", "reading", "w_b (95%)",
+             "n", "w_c (95%)", "n", "rms log err", "at (1, 1)");
+  for (const RuleFit& r : f.rule_weights)
+    out << Row("%-7s %-24s %4d %-24s %4d %11.2f%% %9.2f%%\n",
+               ReadingName(r.reading), WeightText(r.b).c_str(), r.b.n,
+               WeightText(r.c).c_str(), r.c.n, 100 * r.rms_log_err,
+               100 * r.rms_log_err_paper);
+}
+
+json WeightJson(const Weight& w) {
+  return {{"value", w.value}, {"low", w.low}, {"high", w.high}, {"n", w.n}};
+}
+
+json RuleWeightsJson(const FitResult& f) {
+  json out = json::array();
+  for (const RuleFit& r : f.rule_weights)
+    out.push_back({{"reading", ReadingName(r.reading)},
+                   {"n", r.n},
+                   {"w_b", WeightJson(r.b)},
+                   {"w_c", WeightJson(r.c)},
+                   {"rms_log_err", r.rms_log_err},
+                   {"rms_log_err_paper", r.rms_log_err_paper},
+                   {"aicc", r.aicc}});
+  return out;
 }
 
 void PrintPenalties(const ContendData& d, const FitResult& f,
@@ -136,6 +182,10 @@ json FitJson(const ContendData& d, const FitResult& f) {
                       {"edge_median_err", m.edge_median_err},
                       {"edge_p95_err", m.edge_p95_err},
                       {"edge_max_err", m.edge_max_err},
+                      {"penalties", m.penalties},
+                      {"penalty_median_err", m.penalty_median_err},
+                      {"penalty_max_err", m.penalty_max_err},
+                      {"penalties_within4", m.penalties_within4},
                       {"groups", groups}});
   }
   for (const EdgePenalty& p : f.penalties) {
@@ -157,6 +207,7 @@ json FitJson(const ContendData& d, const FitResult& f) {
           {"later_model", f.later_model},
           {"penalty_bytes", f.penalty_bytes},
           {"penalties", penalties},
+          {"rule_weights", RuleWeightsJson(f)},
           {"notes", f.notes}};
 }
 
@@ -283,6 +334,7 @@ void RunFit(const DataRequest& r, std::ostream& out) {
              f.alpha.n)
       << "best model by AICc: " << f.models[0].name << "\n\n";
   PrintModels(f, out);
+  PrintRuleWeights(f, out);
   PrintPenalties(d, f, out);
   if (!r.json_out.empty()) Save(r.json_out, FitJson(d, f).dump(1) + "\n");
 }

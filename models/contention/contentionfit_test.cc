@@ -280,6 +280,14 @@ TEST(Contentionfit, FitsTheBundledExample) {
   // Per edge count: how many transfers (a count, where a model's within15
   // is a share).
   EXPECT_TRUE(Has(written, "\"transfers_within15\": [0-9]+\n")) << written;
+  // The rules' weights: the node reading's near 1 (made by it).
+  EXPECT_TRUE(Has(r.out,
+                  "\nnode +(0\\.9[5-9]|1\\.0[0-5])[0-9] \\[[0-9.]+, [0-9.]+\\] "
+                  "+[1-9][0-9]* "
+                  "+(0\\.9[5-9]|1\\.0[0-5])[0-9] \\["))
+      << r.out;
+  EXPECT_TRUE(Has(written, "\"rule_weights\": \\[")) << written;
+  EXPECT_TRUE(Has(written, "\"reading\": \"node\"")) << written;
 }
 
 TEST(Contentionfit, ExportWritesWhatThePenaltyReaderReads) {

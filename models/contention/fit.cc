@@ -116,6 +116,25 @@ ModelScore Score(const ContendData& d, const Model& model, double alpha,
   return s;
 }
 
+void ScorePenalties(const ContendData& d,
+                    const std::vector<EdgePenalty>& penalties, const Model& m,
+                    PenaltyCache* cache, ModelScore* s) {
+  std::vector<double> errs;
+  for (const EdgePenalty& p : penalties) {
+    if (!p.flag.empty()) continue;
+    const double rho = cache->Get(m, d.graphs[p.graph].graph)[p.edge];
+    errs.push_back(std::abs(p.rho1.value / rho - 1));
+  }
+  s->penalties = static_cast<int>(errs.size());
+  if (errs.empty()) return;
+  s->penalty_median_err = Median(errs);
+  s->penalty_max_err = *std::max_element(errs.begin(), errs.end());
+  s->penalties_within4 =
+      static_cast<double>(std::count_if(errs.begin(), errs.end(),
+                                        [](double e) { return e <= 0.04; })) /
+      static_cast<double>(errs.size());
+}
+
 std::vector<const Model*> Chosen(const FitOptions& o) {
   std::vector<const Model*> chosen;
   for (const Model& m : Models())
@@ -319,6 +338,14 @@ FitResult Fit(const ContendData& d, const FitOptions& o) {
   fit.later_model =
       o.later_model.empty() ? std::string(fit.models[0].name) : o.later_model;
   InvertAll(d, cache->Of(*FindModel(fit.later_model)), &fit, o);
+  for (ModelScore& m : fit.models)
+    ScorePenalties(d, fit.penalties, *FindModel(m.name), cache, &m);
+  std::vector<MeasuredPenalty> clean;
+  for (const EdgePenalty& p : fit.penalties)
+    if (p.flag.empty())
+      clean.push_back({&d.graphs[p.graph].graph, p.edge, p.rho1.value,
+                       (p.rho1.high - p.rho1.low) / 2 / p.rho1.value});
+  fit.rule_weights = FitRuleWeights(clean);
   return fit;
 }
 

@@ -12,6 +12,7 @@
 
 #include "models/contention/contend_data.h"
 #include "models/contention/models.h"
+#include "models/contention/rule_fit.h"
 #include "models/contention/solver.h"
 
 namespace verbsemu::contention {
@@ -45,6 +46,11 @@ struct ModelScore {
   // many edges, and the median, 95th percentile and largest |err|.
   int edges = 0;
   double edge_median_err = 0, edge_p95_err = 0, edge_max_err = 0;
+  // The unflagged first-step penalties (FitResult::penalties) against the
+  // model's: how many, |rho1 / rho_model - 1| median and max, and the share
+  // within 4%.
+  int penalties = 0;
+  double penalty_median_err = 0, penalty_max_err = 0, penalties_within4 = 0;
 };
 
 // One edge's first-step penalty, inverted run by run.
@@ -84,6 +90,8 @@ struct FitResult {
   std::string later_model;         // the model of the inversion's later steps
   std::int64_t penalty_bytes = 0;  // size of the inverted graphs
   std::vector<EdgePenalty> penalties;
+  // The rules' weights fitted to the penalties with no flag (rule_fit.h).
+  std::vector<RuleFit> rule_weights;
   std::vector<std::string> notes;  // graphs not inverted, and why
 };
 

@@ -41,6 +41,12 @@ TEST(Fit, NoiseFreeDataGiveTheModelsOwnNumbers) {
   EXPECT_EQ(f.models[0].name, "mm2011-node");
   EXPECT_LT(f.models[0].max_err, 1e-6);
   EXPECT_EQ(f.later_model, "mm2011-node");
+  // Its penalties are the model's; another model's are not all within 4%.
+  EXPECT_GT(f.models[0].penalties, 10);
+  EXPECT_LT(f.models[0].penalty_max_err, 1e-4);
+  EXPECT_EQ(f.models[0].penalties_within4, 1);
+  EXPECT_LT(f.models.back().penalties_within4, 1);
+  EXPECT_EQ(f.models.back().penalties, f.models[0].penalties);
   ASSERT_FALSE(f.penalties.empty());
   for (const EdgePenalty& p : f.penalties) {
     const Graph& g = d.graphs[p.graph].graph;

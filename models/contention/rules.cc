@@ -58,7 +58,8 @@ struct Context {
 
 }  // namespace
 
-std::vector<double> Mm2011Penalties(const Graph& g, RuleB rule_b) {
+std::vector<double> Mm2011Penalties(const Graph& g, RuleB rule_b,
+                                    RuleWeights w) {
   const Context ctx(g);
   const int n = g.edge_count();
   std::vector<Kind> kind(n);
@@ -72,7 +73,7 @@ std::vector<double> Mm2011Penalties(const Graph& g, RuleB rule_b) {
   for (int i = 0; i < n; ++i) {
     if (kind[i] == Kind::kB) continue;
     const int s = g.edges[i].src;
-    rho[i] = ctx.out[s] + (source_has_c[s] ? ctx.NodeShare(s) : 0.0);
+    rho[i] = ctx.out[s] + (source_has_c[s] ? w.c * ctx.NodeShare(s) : 0.0);
   }
   for (int i = 0; i < n; ++i) {
     if (kind[i] != Kind::kB) continue;
@@ -80,10 +81,10 @@ std::vector<double> Mm2011Penalties(const Graph& g, RuleB rule_b) {
     for (int j : ctx.competitors[i]) {
       const double r = rule_b == RuleB::kNode
                            ? rho[j]
-                           : ctx.SrcOut(j) + ctx.IncomingShare(j);
+                           : ctx.SrcOut(j) + w.c * ctx.IncomingShare(j);
       worst = std::max(worst, r);
     }
-    rho[i] = 1.0 + 1.0 / (worst - 1.0);
+    rho[i] = 1.0 + w.b / (worst - 1.0);
   }
   return rho;
 }

@@ -8,6 +8,7 @@
 //       rho(e) = 1 + 1 / (max over competitors e'' of rho(e'') - 1);
 //   (c) otherwise k = sum over s's edges (s, d') of sum over their
 //       competitors (s'', d') of 1 / delta+(s'')   (a node-level sum).
+// (RuleWeights scales the (b) and (c) terms.)
 // Rule (b) reads rho(e'') two ways, and the paper's figures need both:
 // kNode takes the competitor's final penalty (Figs. 2 and 4),
 // kEdge its per-edge penalty before the max, delta+(s'') + its own
@@ -23,8 +24,16 @@ namespace verbsemu::contention {
 
 enum class RuleB { kNode, kEdge };
 
-// Penalty per edge (index as g.edges), each >= 1.
-std::vector<double> Mm2011Penalties(const Graph& g, RuleB rule_b);
+// The rules' family (what `contentionfit fit` fits to measured penalties):
+// rule (b)'s term 1 / (rho(e'') - 1) times b, rule (c)'s sum times c. The
+// paper's rules are b = c = 1.
+struct RuleWeights {
+  double b = 1, c = 1;
+};
+
+// Penalty per edge (index as g.edges), each >= 1 for weights >= 0.
+std::vector<double> Mm2011Penalties(const Graph& g, RuleB rule_b,
+                                    RuleWeights w = {});
 
 }  // namespace verbsemu::contention
 

@@ -150,8 +150,41 @@ double FabricFlows::PenaltyOf(const FlowSlot& self, uint64_t now,
     if (g.edges.size() >= contention::kMaxEdges) break;
   }
   if (g.edges.size() == 1) return 1;
-  const double rho = penalties(g).front();
-  return std::isfinite(rho) && rho >= 1 ? rho : 1;
+  return Memoized(g, penalties);
+}
+
+void FabricFlows::ForgetPenalties() {
+  const std::lock_guard lock(memo_mu_);
+  memo_.clear();
+  memo_of_ = nullptr;
+}
+
+double FabricFlows::Memoized(const contention::Graph& g,
+                             const contention::PenaltyFile& penalties) {
+  constexpr size_t kMemoEntries = 4096;  // then it starts again
+  std::string key;
+  for (const contention::Edge& edge : g.edges) {
+    key += static_cast<char>(edge.src);
+    key += static_cast<char>(edge.dst);
+  }
+  {
+    std::unique_lock lock(memo_mu_, std::try_to_lock);
+    if (lock.owns_lock() && memo_of_ == &penalties) {
+      const auto it = memo_.find(key);
+      if (it != memo_.end()) return it->second;
+    }
+  }
+  double rho = penalties(g).front();
+  rho = std::isfinite(rho) && rho >= 1 ? rho : 1;
+  std::unique_lock lock(memo_mu_, std::try_to_lock);
+  if (lock.owns_lock()) {
+    if (memo_of_ != &penalties || memo_.size() >= kMemoEntries) {
+      memo_.clear();
+      memo_of_ = &penalties;
+    }
+    memo_.emplace(std::move(key), rho);
+  }
+  return rho;
 }
 
 void NoteQueued(FlowSlot& flow, uint64_t now) {

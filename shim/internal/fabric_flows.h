@@ -18,7 +18,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "models/contention/penalty_file.h"
 #include "settings/knobs.h"
@@ -75,6 +77,8 @@ class FabricFlows {
   double Penalty(const FlowSlot& self, uint64_t now,
                  const contention::PenaltyFile& penalties,
                  uint64_t* latest = nullptr) noexcept;
+  // Forgets the penalties computed so far (the engine's penalties change).
+  void ForgetPenalties();
   // Frees the slots of processes that are gone (at most every 100 ms).
   void Reap(uint64_t now);
   size_t claimed() const { return claimed_.load(); }
@@ -82,7 +86,18 @@ class FabricFlows {
  private:
   double PenaltyOf(const FlowSlot& self, uint64_t now,
                    const contention::PenaltyFile& penalties, uint64_t* latest);
+  // rho of g's edge 0 (self), each graph computed once (ib-hol's penalty is
+  // a simulation of milliseconds; the rules' are cheap): the memo is keyed
+  // by the edge list, vertices numbered as they come with self first, so
+  // flows in the same place of one shape share an entry.
+  double Memoized(const contention::Graph& g,
+                  const contention::PenaltyFile& penalties);
   SharedFlows* Table();
+  // Taken with try_lock only: a drainer never waits for it (nor a forked
+  // child for a lock its parent's threads held), it computes instead.
+  std::mutex memo_mu_;
+  const contention::PenaltyFile* memo_of_ = nullptr;
+  std::unordered_map<std::string, double> memo_;
   std::atomic<SharedFlows*> table_{nullptr};
   SharedObjectPtr<SharedFlows> shared_;
   std::unique_ptr<SharedFlows> own_;

@@ -264,6 +264,7 @@ inline void ApplyCalibration(Engine& e, const emulate::TscCalibration& cal) {
   e.loggp.recv_overhead = emulate::DelayModel(cal.NsToTicks(c.recv_overhead_ns),
                                               e.cal.spin_fixed_cost_ticks);
   e.loggp.gap_ticks = cal.NsToTicks(c.gap_ns);
+  e.bw.flows.ForgetPenalties();
   e.bw.penalties = c.fabric == emulate::Fabric::kPenalty
                        ? &PenaltiesOf(e.settings)
                        : nullptr;
