@@ -26,14 +26,6 @@
 
 namespace verbsemu::shim::internal {
 
-inline constexpr uint32_t kBytes = 65536;  // 524 us at 1 Gbit/s
-
-// Stops the engine (the defer mode's progress thread) before the devices it
-// posts to go: declared after them.
-struct StopEngineFirst {
-  ~StopEngineFirst() { ResetForTesting(); }
-};
-
 // The posts are deferred (latency mode defer): each returns at once and is
 // held until its links' release, as a NIC's send queue holds it, so one
 // thread posting in turn on several QPs keeps them all busy, and a post's
@@ -42,6 +34,14 @@ struct StopEngineFirst {
 // the next could go.
 class FabricTest : public ShimTest {
  protected:
+  static constexpr uint32_t kBytes = 65536;  // 524 us at 1 Gbit/s
+
+  // Stops the engine (the defer mode's progress thread) before the devices
+  // it posts to go: declared after them.
+  struct StopEngineFirst {
+    ~StopEngineFirst() { ResetForTesting(); }
+  };
+
   // Pacing at 1 Gbit/s over a "real" link far faster, the posts deferred.
   void ConfigureFabric(emulate::Fabric fabric, const char* rate = "1Gbit/s",
                        std::shared_ptr<const PenaltySettings> penalties = {}) {
