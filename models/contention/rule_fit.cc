@@ -21,7 +21,9 @@ std::vector<Point> Points(std::span<const MeasuredPenalty> measured) {
   std::vector<Point> points;
   for (const MeasuredPenalty& m : measured) {
     if (!(m.rho > 0)) continue;
-    const double rel = std::max(m.rel_halfwidth, kMinRelHalfWidth);
+    // NaN or below the floor: the floor.
+    const double rel = m.rel_halfwidth >= kMinRelHalfWidth ? m.rel_halfwidth
+                                                           : kMinRelHalfWidth;
     points.push_back({m.graph, m.edge, std::log(m.rho), 1 / (rel * rel)});
   }
   return points;
