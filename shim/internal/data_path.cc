@@ -332,7 +332,15 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
 uint64_t DeferredDueTime(QpState* q, uint64_t t0, const PostShape& shape,
                          LatencyLaw* law, LateIngress* late) {
   bool owes = false;
-  return DueTimeOf(q, t0, shape, &owes, law, late);
+  const uint64_t due = DueTimeOf(q, t0, shape, &owes, law, late);
+  // VERBSEMU_FABRIC=links: the senders into a port are served in the order
+  // their first bytes reach it, so the ingress is booked when the first
+  // byte leaves the egress, not when the last has (a sender whose egress is
+  // shared would otherwise come a whole message late to every turn). The
+  // post goes at the later of the two links' dues.
+  if (late->bytes == 0 || q->flow.get() != nullptr) return due;
+  late->due = due;
+  return std::min(due, late->start);
 }
 
 uint64_t EmulateBeforePost(QpState* q, uint64_t t0, const PostShape& shape,

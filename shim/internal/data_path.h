@@ -50,7 +50,9 @@ uint64_t DueTime(QpState* q, uint64_t t0, const PostShape& shape, bool* owes,
                  LatencyLaw* law = nullptr);
 // The defer mode's DueTime: the bytes a post sends into its peer's ingress
 // are not reserved yet but left in `*late` (deferred_post.h), for its queue
-// to reserve when the post is at its head and due (defer.cc).
+// to reserve when the post is at its head and due (defer.cc). Under
+// VERBSEMU_FABRIC=links it is due for that when its first byte leaves its
+// egress (late->start), and its egress's own due is kept in late->due.
 uint64_t DeferredDueTime(QpState* q, uint64_t t0, const PostShape& shape,
                          LatencyLaw* law, LateIngress* late);
 

@@ -277,8 +277,9 @@ void CountQueued(QpState* q, const LateIngress& late) {
 
 // The front post, due by `now`, reserves its peer's ingress if it still
 // owes it (LateIngress): from when its first byte left its egress (cut
-// through), so the ingress serves the senders into it in the order their
-// WRs reach it. True when the reservation makes it due after `now`. Caller
+// through), which is when it became due for this (DeferredDueTime), so the
+// ingress serves the senders into it in the order their WRs reach it. True
+// when the reservation, or its egress, makes it due after `now`. Caller
 // holds d.mu.
 bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
   DeferredPost& p = *d.fifo.front();
@@ -294,11 +295,15 @@ bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
     return true;
   }
   const LateIngress late = std::exchange(p.late, LateIngress{});
-  emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire);
-  if (in == nullptr || now == kNeverDue) return false;
-  const uint64_t due =
-      in->Reserve(late.start, late.bytes, emulate::Pacer::Sender::kQueued) +
-      late.latency_ticks;
+  if (now == kNeverDue) return false;
+  // Looked at when its first byte left its egress: it goes at the later of
+  // its egress's due and its ingress's.
+  uint64_t due = late.due;
+  if (emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire)) {
+    due = std::max(due, in->Reserve(late.start, late.bytes,
+                                    emulate::Pacer::Sender::kQueued) +
+                            late.latency_ticks);
+  }
   if (due <= p.due) return false;
   p.due = due;
   d.last_due = std::max(d.last_due, p.due);

@@ -34,6 +34,7 @@ struct LateIngress {
   uint64_t bytes = 0;
   uint64_t start = 0;  // TSC: when its first byte left its egress
   uint64_t latency_ticks = 0;
+  uint64_t due = 0;   // links: its egress's due, the earliest it may go
   double rho = 0;     // penalty: 0 until booked
   uint64_t end = 0;   // penalty: TSC when its last byte is through
   uint64_t mark = 0;  // penalty: its rate is rho from here to `end`

@@ -379,6 +379,9 @@ void ResetForTesting() {
   e.bypass.windows.clear();
   e.bypass.paths = TrafficPaths{};
   e.bw.resets = 0;
+  // The ingress links a test made (at its rate, on its own segments): the
+  // next test's QPs to the same address get links of their own.
+  e.bw.ingress.ClearForTesting();
   for (auto& n : e.tables_full) n = 0;
   e.qps_full = false;
   ResetHiddenQpsForTesting();

@@ -51,6 +51,11 @@ size_t IngressLinks::size() const {
   return links_.size();
 }
 
+void IngressLinks::ClearForTesting() {
+  std::lock_guard<std::mutex> lock(mu_);
+  links_.clear();
+}
+
 namespace {
 
 void WarnNoPeerAddress(const QpState& q) {

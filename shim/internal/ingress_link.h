@@ -13,10 +13,11 @@
 // starts at the later of the two: the "links" model of docs/contention.md,
 // which is max-min sharing where one link is the bottleneck and only an
 // approximation of it where both are shared. A deferred post reserves its
-// peer's ingress only when it is at the head of its queue and due (defer.cc
-// BookLateIngress), so the senders into a port take turns WR by WR; a
-// spinning post reserves both when posted (it blocks until its release, so
-// it has nothing queued behind it).
+// peer's ingress only when it is at the head of its queue and its first
+// byte leaves its egress (data_path.cc DeferredDueTime, defer.cc
+// BookLateIngress), so the senders into a port take turns WR by WR in the
+// order their bytes reach it; a spinning post reserves both when posted (it
+// blocks until its release, so it has nothing queued behind it).
 #ifndef VERBSEMU_SHIM_INTERNAL_INGRESS_LINK_H_
 #define VERBSEMU_SHIM_INTERNAL_INGRESS_LINK_H_
 
@@ -56,6 +57,8 @@ class IngressLinks {
   // link is); null when `like` has no target rate or `address` is "".
   emulate::Pacer* Get(const std::string& address, const PortLink& like);
   size_t size() const;
+  // Drops every link (ResetForTesting: no QP holds one then).
+  void ClearForTesting();
 
  private:
   struct Entry {
