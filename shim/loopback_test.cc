@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -73,6 +74,13 @@ class LoopbackTest : public ShimTest {
     EXPECT_EQ(Post(qp, read), 0);
     return d.last_post_tsc.load() - t0;
   }
+  // The fastest of `n` such READs: a loaded host only adds to a post's
+  // time, so a bound from above holds for the fastest one.
+  static uint64_t FastestReadTicks(FakeDevice& d, ibv_qp* qp, int n) {
+    uint64_t fastest = ReadTicks(d, qp);
+    for (int i = 1; i < n; ++i) fastest = std::min(fastest, ReadTicks(d, qp));
+    return fastest;
+  }
   static uint64_t Ticks(double ns) { return Cal().NsToTicks(ns); }
   void ConfigureDefer() {
     emulate::Config c;
@@ -86,9 +94,9 @@ TEST_F(LoopbackTest, SelfConnectedReadIsNotDelayedInSpinMode) {
   ConfigureLatency(kLatencyNs);
   FakeDevice d("fake0");
   Res self = SelfQp(d);
-  EXPECT_LT(ReadTicks(d, self.qp), Ticks(kLatencyNs / 2));
+  EXPECT_LT(FastestReadTicks(d, self.qp, 3), Ticks(kLatencyNs / 2));
   EXPECT_EQ(Counters(self.qp).delay_ticks, 0u);
-  EXPECT_EQ(Counters(self.qp).wrs, 1u);
+  EXPECT_EQ(Counters(self.qp).wrs, 3u);
   // A QP to a peer still waits two one-way latencies for its READ.
   Res peer = MakeQp(d, false);
   EXPECT_GE(ReadTicks(d, peer.qp) + ShimFixedCost(), 2 * Ticks(kLatencyNs));
