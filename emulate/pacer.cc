@@ -65,6 +65,12 @@ uint64_t Pacer::Epoch(uint64_t now) {
   return epoch;  // re-based by another pacer
 }
 
+uint64_t Pacer::FreeAt() const {
+  const uint64_t epoch = state_->epoch.load(std::memory_order_relaxed);
+  const uint64_t free_fx = state_->free_at.load(std::memory_order_relaxed);
+  return epoch + static_cast<uint64_t>(static_cast<double>(free_fx) / frac_);
+}
+
 uint64_t Pacer::Reserve(uint64_t now, uint64_t bytes, Sender sender) {
   if (!enabled()) return now;
   const uint64_t epoch = Epoch(now);

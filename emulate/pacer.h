@@ -71,6 +71,10 @@ class Pacer {
   // it: its posts book the link as they come, with no window.
   enum class Sender { kBlocking, kQueued };
 
+  // When the link's schedule is next free, in ticks (a link never used:
+  // its epoch). Read without a reservation, so another may book it first.
+  uint64_t FreeAt() const;
+
   // Reserves the virtual link for `bytes` at `now`; returns the tick at which
   // the data may be handed to the device (>= now).
   uint64_t Reserve(uint64_t now, uint64_t bytes,

@@ -290,14 +290,15 @@ uint64_t ReserveLinks(QpState* q, PortLink* link, uint64_t t0,
   if (in != nullptr && shape.in_bytes > 0) {
     release = std::max(release, in->Reserve(t0, shape.in_bytes, sender));
   }
-  emulate::Pacer* peer = q->ingress_peer.load(std::memory_order_acquire);
+  IngressLink* peer = q->ingress_peer.load(std::memory_order_acquire);
   if (peer != nullptr && !flow && shape.out_bytes > 0) {
     if (late != nullptr) {
       // Cut through: the ingress sees the bytes while the egress sends them.
       late->bytes = shape.out_bytes;
       if (late->start == 0) late->start = t0;
     } else {
-      release = std::max(release, peer->Reserve(t0, shape.out_bytes, sender));
+      release =
+          std::max(release, peer->pacer().Reserve(t0, shape.out_bytes, sender));
     }
   }
   return release;

@@ -278,9 +278,10 @@ void CountQueued(QpState* q, const LateIngress& late) {
 // The front post, due by `now`, reserves its peer's ingress if it still
 // owes it (LateIngress): from when its first byte left its egress (cut
 // through), which is when it became due for this (DeferredDueTime), so the
-// ingress serves the senders into it in the order their WRs reach it. True
-// when the reservation, or its egress, makes it due after `now`. Caller
-// holds d.mu.
+// ingress serves the senders into it in the order their WRs reach it, and
+// in turns at a tie (IngressLink::TurnWait: a QP that booked last looks
+// again a little after the ingress frees). True when the reservation, its
+// egress or its turn makes it due after `now`. Caller holds d.mu.
 bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
   DeferredPost& p = *d.fifo.front();
   // Most posts owe nothing: one test on the drain's path.
@@ -294,15 +295,22 @@ bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
     p.due = look;
     return true;
   }
+  IngressLink* in = q->ingress_peer.load(std::memory_order_acquire);
+  const uint64_t me = BookerName(*q);
+  if (in != nullptr && now != kNeverDue) {
+    if (const uint64_t again = in->TurnWait(me, now, p.late.bytes)) {
+      p.due = again;
+      return true;
+    }
+  }
   const LateIngress late = std::exchange(p.late, LateIngress{});
   if (now == kNeverDue) return false;
   // Looked at when its first byte left its egress: it goes at the later of
   // its egress's due and its ingress's.
   uint64_t due = late.due;
-  if (emulate::Pacer* in = q->ingress_peer.load(std::memory_order_acquire)) {
-    due = std::max(due, in->Reserve(late.start, late.bytes,
-                                    emulate::Pacer::Sender::kQueued) +
-                            late.latency_ticks);
+  if (in != nullptr) {
+    due = std::max(due,
+                   in->Book(me, late.start, late.bytes) + late.latency_ticks);
   }
   if (due <= p.due) return false;
   p.due = due;

@@ -1,9 +1,13 @@
 #include "shim/internal/ingress_link.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include "emulate/delay_distribution.h"
 #include "shim/internal/peer_class.h"
 #include "shim/internal/port_link.h"
 #include "shim/internal/report.h"
@@ -25,12 +29,32 @@ std::string AddressKey(const emulate::PortAddress& address) {
   return "";
 }
 
-emulate::Pacer* IngressLinks::Get(const std::string& address,
-                                  const PortLink& like) {
+uint64_t IngressLink::TurnWait(uint64_t booker, uint64_t now,
+                               uint64_t bytes) const {
+  return emulate::TurnWait(*turns_, booker, now, pacer_->FreeAt(),
+                           pacer_->LeadTicks(bytes) / 4);
+}
+
+uint64_t IngressLink::Book(uint64_t booker, uint64_t start, uint64_t bytes) {
+  const uint64_t release =
+      pacer_->Reserve(start, bytes, emulate::Pacer::Sender::kQueued);
+  emulate::TookTurn(*turns_, booker);
+  return release;
+}
+
+uint64_t BookerName(const QpState& q) {
+  // 63 bits of a hash: two QPs of a node share a name with odds 2^-63.
+  return emulate::RandomBits(static_cast<uint64_t>(getpid()),
+                             reinterpret_cast<uintptr_t>(&q), 0) |
+         1;
+}
+
+IngressLink* IngressLinks::Get(const std::string& address,
+                               const PortLink& like) {
   if (address.empty() || like.target_bps <= 0) return nullptr;
   std::lock_guard<std::mutex> lock(mu_);
   Entry& entry = links_[address];
-  if (entry.pacer == nullptr) {
+  if (entry.link == nullptr) {
     Engine& e = E();
     std::string why;
     entry.shared = MapShared<SharedIngress>(
@@ -39,11 +63,12 @@ emulate::Pacer* IngressLinks::Get(const std::string& address,
     if (entry.shared == nullptr) {
       WarnOnce(WarningCode::kSharedIngressPrivate, {address, why});
     }
-    entry.pacer =
+    entry.link = std::make_unique<IngressLink>(
         MakeLinkPacer(like.target_bps, like.real_bps,
-                      entry.shared != nullptr ? &entry.shared->in : nullptr);
+                      entry.shared != nullptr ? &entry.shared->in : nullptr),
+        entry.shared != nullptr ? &entry.shared->turns : nullptr);
   }
-  return entry.pacer.get();
+  return entry.link.get();
 }
 
 size_t IngressLinks::size() const {
@@ -98,7 +123,9 @@ void AttachIngress(QpState* q) {
   const std::string peer = AddressKey(cm ? cm->peer : PeerAddress(av));
   const std::string own =
       AddressKey(cm ? cm->local : LocalAddress(q->ctx->ctx, q->port, av));
-  q->ingress_own.store(e.bw.ingress.Get(own, *link), std::memory_order_release);
+  IngressLink* own_in = e.bw.ingress.Get(own, *link);
+  q->ingress_own.store(own_in != nullptr ? &own_in->pacer() : nullptr,
+                       std::memory_order_release);
   if (UsesPenalty(e, *q) && !peer.empty() && !own.empty()) {
     // Its sends take the rate of its flow's penalty instead of its egress
     // and its peer's ingress.

@@ -17,7 +17,11 @@
 // byte leaves its egress (data_path.cc DeferredDueTime, defer.cc
 // BookLateIngress), so the senders into a port take turns WR by WR in the
 // order their bytes reach it; a spinning post reserves both when posted (it
-// blocks until its release, so it has nothing queued behind it).
+// blocks until its release, so it has nothing queued behind it). Senders
+// that reach a port's ingress at one instant take turns (emulate/turns.h):
+// the last to book waits a quarter of its message's lead, so a sender whose
+// queue always waits there does not take every tie from one that arrives
+// as the port frees.
 #ifndef VERBSEMU_SHIM_INTERNAL_INGRESS_LINK_H_
 #define VERBSEMU_SHIM_INTERNAL_INGRESS_LINK_H_
 
@@ -30,6 +34,7 @@
 
 #include "emulate/pacer.h"
 #include "emulate/topology.h"
+#include "emulate/turns.h"
 #include "shim/internal/shm_segment.h"
 
 namespace verbsemu::shim::internal {
@@ -39,10 +44,36 @@ struct QpState;
 
 // A port's ingress schedule in shared memory. Zero-filled is new.
 struct SharedIngress {
-  static constexpr uint64_t kTag = SegmentTag(3, 1);  // name: -in-v1-
+  static constexpr uint64_t kTag = SegmentTag(3, 2);  // name: -in-v2-
   std::atomic<uint64_t> tag{0};
   emulate::PacerState in;
+  emulate::TurnState turns;
 };
+
+// One port's ingress as this process books it.
+class IngressLink {
+ public:
+  IngressLink(std::unique_ptr<emulate::Pacer> pacer,
+              emulate::TurnState* shared_turns)
+      : pacer_(std::move(pacer)),
+        turns_(shared_turns != nullptr ? shared_turns : &own_turns_) {}
+  emulate::Pacer& pacer() { return *pacer_; }
+  // 0 when `booker` (a queued sender's name, BookerName) may book `bytes`
+  // at `now`; else when to look again (emulate/turns.h).
+  uint64_t TurnWait(uint64_t booker, uint64_t now, uint64_t bytes) const;
+  // Books `bytes` from `start` for a queued sender; its release.
+  uint64_t Book(uint64_t booker, uint64_t start, uint64_t bytes);
+
+ private:
+  std::unique_ptr<emulate::Pacer> pacer_;
+  emulate::TurnState own_turns_;
+  emulate::TurnState* turns_;
+};
+
+// A queued sender's name on the ingress links, non-zero and unique among
+// the QPs of every process on the node (a hash of its process and its QP's
+// address in it).
+uint64_t BookerName(const QpState& q);
 
 // "g" and the GID's 32 hex digits, else "l" and the LID, else "" (no
 // address: nothing to key an ingress on).
@@ -55,7 +86,7 @@ class IngressLinks {
   // The ingress of `address` (AddressKey) at the rate of `like` (its target
   // and real rate: every port is taken to be narrowed as the sender's own
   // link is); null when `like` has no target rate or `address` is "".
-  emulate::Pacer* Get(const std::string& address, const PortLink& like);
+  IngressLink* Get(const std::string& address, const PortLink& like);
   size_t size() const;
   // Drops every link (ResetForTesting: no QP holds one then).
   void ClearForTesting();
@@ -63,7 +94,7 @@ class IngressLinks {
  private:
   struct Entry {
     SharedObjectPtr<SharedIngress> shared;  // null: this process's own
-    std::unique_ptr<emulate::Pacer> pacer;
+    std::unique_ptr<IngressLink> link;
   };
   mutable std::mutex mu_;
   std::unordered_map<std::string, Entry> links_;

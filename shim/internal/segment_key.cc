@@ -113,7 +113,7 @@ std::string LinkSegmentName(const TrafficPaths& paths,
 
 std::string IngressSegmentName(const TrafficPaths& paths,
                                const std::string& address) {
-  return paths.shm_prefix + "-in-v1" + Scope(paths) + "-" +
+  return paths.shm_prefix + "-in-v2" + Scope(paths) + "-" +
          SegmentNamePart(address);
 }
 

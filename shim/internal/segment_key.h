@@ -4,7 +4,7 @@
 //
 //   PREFIX-link-v2-uUID[-jJOB]-PORTKEY-pPORT[-cCLASS]   (port_link.h)
 //   PREFIX-v2-uUID[-jJOB]-PORTKEY-pPORT                  (port_traffic.h)
-//   PREFIX-in-v1-uUID[-jJOB]-ADDRESS                     (ingress_link.h)
+//   PREFIX-in-v2-uUID[-jJOB]-ADDRESS                     (ingress_link.h)
 //
 // The layout's version is in the name, so a future layout never reads this
 // one. With no job and a device sysfs cannot place, PORTKEY is the device
@@ -54,7 +54,7 @@ std::string LinkSegmentName(const TrafficPaths& paths,
                             const std::string& link_class = "");
 
 // A port's ingress (VERBSEMU_FABRIC=links, ingress_link.h), named after the
-// port's address as its senders know it: PREFIX-in-v1-uUID[-jJOB]-ADDRESS.
+// port's address as its senders know it: PREFIX-in-v2-uUID[-jJOB]-ADDRESS.
 std::string IngressSegmentName(const TrafficPaths& paths,
                                const std::string& address);
 

@@ -132,7 +132,7 @@ struct QpState {
   std::atomic<PortLink*> link{nullptr};
   // VERBSEMU_FABRIC=links (ingress_link.h): its peer's port's ingress, and
   // its own port's (for what READs and atomics bring back); set with `link`.
-  std::atomic<emulate::Pacer*> ingress_peer{nullptr};
+  std::atomic<IngressLink*> ingress_peer{nullptr};
   std::atomic<emulate::Pacer*> ingress_own{nullptr};
   // VERBSEMU_FABRIC=penalty (fabric_flows.h): its flow, freed with it.
   FlowClaim flow;
