@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "models/fit/nls.h"
 
@@ -10,6 +11,8 @@ namespace {
 
 constexpr double kMinRelHalfWidth = 0.01;
 constexpr double kMaxWeight = 10;
+// A weight this close to a bound is at it.
+constexpr double kBoundTol = 1e-6;
 
 struct Point {
   const Graph* graph;
@@ -88,9 +91,14 @@ RuleFit FitReading(const std::vector<Point>& points, RuleB reading) {
       fit::FitNls(model, x, y, w, std::vector<double>(free.size(), 1), bounds);
   if (!r.ok()) return f;
   for (std::size_t j = 0; j < free.size(); ++j) {
-    const double half = r.HalfWidth95(j);
-    *free[j] = {r.params[j], r.params[j] - half, r.params[j] + half,
-                free[j]->n};
+    const double v = r.params[j];
+    // At a bound the curvature says nothing of how far the weight could go.
+    const bool at_bound = v <= kBoundTol || v >= kMaxWeight - kBoundTol;
+    const double half =
+        at_bound ? std::numeric_limits<double>::quiet_NaN() : r.HalfWidth95(j);
+    const bool none = !std::isfinite(half);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    *free[j] = {v, none ? nan : v - half, none ? nan : v + half, free[j]->n};
   }
   f.rms_log_err = Rms(points, reading, weights(r.params));
   f.aicc = fit::Aicc(r.wssr, points.size(), free.size());

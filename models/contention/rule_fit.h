@@ -14,10 +14,13 @@
 namespace verbsemu::contention {
 
 // A weight and its 95% interval; n is the number of measured penalties it
-// enters (0: none, not determined, left at 1).
+// enters (0: none, not determined, left at 1). A weight fitted at a bound
+// of its range [0, 10], or whose interval the fit cannot give, has none:
+// low and high are NaN.
 struct Weight {
   double value = 1, low = 1, high = 1;
   int n = 0;
+  bool has_interval() const { return low == low && high == high; }
 };
 
 struct RuleFit {

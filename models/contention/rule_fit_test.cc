@@ -59,6 +59,19 @@ TEST(RuleFit, ThePapersRulesGiveWeightsOfOne) {
       << "the set must tell the two readings of rule (b) apart";
 }
 
+// Penalties made with rule (b) left out (w_b 0): the fit puts w_b at its
+// bound, where it has no interval (not one of NaNs printed as numbers).
+TEST(RuleFit, AWeightAtItsBoundHasNoInterval) {
+  const std::vector<Graph> graphs = Graphs(SynthGraphs());
+  const auto fits = FitRuleWeights(Made(graphs, RuleB::kNode, {0, 1}, 0, 1));
+  ASSERT_EQ(fits.size(), 2u);
+  const RuleFit& node = fits[0];
+  EXPECT_NEAR(node.b.value, 0, 1e-3);
+  EXPECT_FALSE(node.b.has_interval()) << node.b.low << " " << node.b.high;
+  EXPECT_NEAR(node.c.value, 1, 1e-3);
+  EXPECT_TRUE(node.c.has_interval());
+}
+
 // Weights 0.7 and 1.3 under either reading, 2% noise, ten seeds: the fit
 // of the right reading recovers them, its 95% intervals hold them in at
 // least 8 seeds of 10, and its error is below the other reading's.
