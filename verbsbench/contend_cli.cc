@@ -51,6 +51,7 @@ po::options_description Describe(ContendCommandLine& cl, Text& t) {
       ("window,t", po::value<int>(&c.window)->default_value(4), "WRs outstanding per QP")
       ("lead", po::value<std::string>(&t.lead)->default_value("200ms"), "start time ahead of the root's clock (at least 20 control round trips)")
       ("wait", po::value<std::string>(&t.wait)->default_value("spin"), "spin|yield between empty polls (yield when ranks outnumber cores)")
+      ("steady", po::bool_switch(&c.steady), "record each WR's completion at its sender (completions_ns): contentionfit fit also reads each edge's penalty from its rate while every edge of its graph runs")
       ("peers,P", po::value<int>(&o.peers)->default_value(1), "TCP root: peers to accept")
       ("port", po::value<uint16_t>(&o.port)->default_value(18515), "TCP control port")
       ("bind", po::value<std::string>(&o.bind), "root: address to listen on")
@@ -131,7 +132,23 @@ void Apply(const Text& t, ContendCommandLine& cl) {
   so.ranks = 2 * static_cast<int>(verbsemu::contention::kMaxEdges);
   so.bytes = c.bytes;
   int left_out = 0;
-  for (const std::string& g : c.graphs) contend::ExpandGraphs(g, so, &left_out);
+  const std::vector<std::string> checked =
+      c.graphs.empty() ? std::vector<std::string>{"calibrate"} : c.graphs;
+  for (const std::string& g : checked) {
+    for (const contend::PlannedGraph& p :
+         contend::ExpandGraphs(g, so, &left_out)) {
+      for (const verbsemu::contention::EdgePlan& e : p.edges) {
+        if (c.steady && (e.bytes + c.wr_size - 1) / c.wr_size >
+                            static_cast<std::int64_t>(
+                                verbsemu::contention::kMaxContendCompletions))
+          throw std::invalid_argument(
+              "--steady records each WR: an edge of '" + p.name + "' is " +
+              std::to_string(e.bytes) + " bytes, more than " +
+              std::to_string(verbsemu::contention::kMaxContendCompletions) +
+              " WRs of --wr-size");
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -20,7 +20,24 @@ TEST(ContendCommandLine, Defaults) {
   EXPECT_EQ(cl.contend.reps, 5);
   EXPECT_EQ(cl.contend.lead_ns, 200000000);
   EXPECT_FALSE(cl.contend.yield);
+  EXPECT_FALSE(cl.contend.steady);
   EXPECT_FALSE(cl.team.is_peer());
+}
+
+// --steady records each WR: an edge of more than 65536 WRs is refused at
+// once, whether the default size or the edge's own makes it so.
+TEST(ContendCommandLine, SteadyBoundsTheWrsOfAnEdge) {
+  EXPECT_TRUE(
+      ParseContendCommandLine({"--steady", "-s", "4MiB", "--wr-size", "64"})
+          .contend.steady);
+  EXPECT_THROW(
+      ParseContendCommandLine({"--steady", "-s", "4MiB", "--wr-size", "63"}),
+      std::invalid_argument);
+  EXPECT_THROW(ParseContendCommandLine(
+                   {"--steady", "--wr-size", "64", "-g", "a>b:8MiB"}),
+               std::invalid_argument);
+  EXPECT_NO_THROW(
+      ParseContendCommandLine({"--wr-size", "64", "-g", "a>b:8MiB"}));
 }
 
 TEST(ContendCommandLine, GraphsSizesAndPeer) {

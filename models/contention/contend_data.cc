@@ -152,6 +152,24 @@ std::vector<EdgePlan> ReadPlan(const json& o, const std::string& at,
   return plan;
 }
 
+// Non-decreasing, within the sender's start and end.
+std::vector<std::int64_t> ReadCompletions(const json& o, const std::string& at,
+                                          const EdgeTiming& t) {
+  const json& list = Array(o, at, k::kCompletions, kMaxContendCompletions);
+  std::vector<std::int64_t> out;
+  out.reserve(list.size());
+  for (const json& v : list) {
+    const std::optional<std::int64_t> ns = base::WholeNumber<std::int64_t>(v);
+    const std::int64_t low = out.empty() ? t.send_start_ns : out.back();
+    if (!ns || *ns < low || *ns > t.send_end_ns)
+      throw Bad(Where(at, k::kCompletions) +
+                " must be non-decreasing integers from \"" + k::kSendStart +
+                "\" to \"" + k::kSendEnd + "\"");
+    out.push_back(*ns);
+  }
+  return out;
+}
+
 EdgeTiming ReadTiming(const json& o, const std::string& at) {
   CheckObject(o, at);
   EdgeTiming t;
@@ -162,6 +180,7 @@ EdgeTiming ReadTiming(const json& o, const std::string& at) {
   if (t.recv_end_ns <= t.send_start_ns)
     throw Bad(Where(at, k::kRecvEnd) + " must be after \"" +
               std::string(k::kSendStart) + "\"");
+  if (o.contains(k::kCompletions)) t.completions_ns = ReadCompletions(o, at, t);
   return t;
 }
 
@@ -247,11 +266,14 @@ json GraphJson(const MeasuredGraph& g) {
         {{k::kBytes, e.bytes}, {k::kStartOffset, e.start_offset_ns}});
   for (const GraphRun& r : g.runs) {
     json times = json::array();
-    for (const EdgeTiming& t : r.edges)
-      times.push_back({{k::kSendStart, t.send_start_ns},
-                       {k::kSendEnd, t.send_end_ns},
-                       {k::kRecvStart, t.recv_start_ns},
-                       {k::kRecvEnd, t.recv_end_ns}});
+    for (const EdgeTiming& t : r.edges) {
+      json one = {{k::kSendStart, t.send_start_ns},
+                  {k::kSendEnd, t.send_end_ns},
+                  {k::kRecvStart, t.recv_start_ns},
+                  {k::kRecvEnd, t.recv_end_ns}};
+      if (!t.completions_ns.empty()) one[k::kCompletions] = t.completions_ns;
+      times.push_back(std::move(one));
+    }
     runs.push_back(
         {{k::kRep, r.rep}, {k::kBlock, r.block}, {k::kEdges, times}});
   }

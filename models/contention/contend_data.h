@@ -10,9 +10,12 @@
 //                "edges": [{"bytes": 524288, "start_offset_ns": 0}, ...],
 //                "runs": [{"rep": 0, "block": 0, "edges": [
 //                   {"send_start_ns": 0, "send_end_ns": 2000000,
-//                    "recv_start_ns": 0, "recv_end_ns": 2001000}, ...]}]}]}
+//                    "recv_start_ns": 0, "recv_end_ns": 2001000,
+//                    "completions_ns": [62000, 124000, ...]}, ...]}]}]}
 // Edges are numbered in the order of "graph"; times are nanoseconds after
-// the run's common start.
+// the run's common start. "completions_ns" (optional; `contend --steady`):
+// when the sender saw each of the edge's WRs complete, in order, the k-th
+// having carried min(k * wr_size, bytes).
 #ifndef VERBSEMU_MODELS_CONTENTION_CONTEND_DATA_H_
 #define VERBSEMU_MODELS_CONTENTION_CONTEND_DATA_H_
 
@@ -58,6 +61,7 @@ inline constexpr char kSendStart[] = "send_start_ns";
 inline constexpr char kSendEnd[] = "send_end_ns";
 inline constexpr char kRecvStart[] = "recv_start_ns";
 inline constexpr char kRecvEnd[] = "recv_end_ns";
+inline constexpr char kCompletions[] = "completions_ns";
 }  // namespace contend_key
 
 // Reader limits (a measurement of hundreds of graphs fits easily).
@@ -65,6 +69,7 @@ inline constexpr std::size_t kMaxContendGraphs = 4096;
 inline constexpr std::size_t kMaxContendRuns = 10000;
 inline constexpr std::size_t kMaxContendRanks = 4096;
 inline constexpr std::int64_t kMaxContendNs = std::int64_t{1} << 50;  // 13 d
+inline constexpr std::size_t kMaxContendCompletions = std::size_t{1} << 16;
 // A measurement file's size bound (the largest the limits above allow is
 // well under it).
 inline constexpr std::size_t kMaxContendFileBytes = std::size_t{256} << 20;
@@ -94,6 +99,9 @@ struct EdgePlan {
 struct EdgeTiming {
   std::int64_t send_start_ns = 0, send_end_ns = 0;
   std::int64_t recv_start_ns = 0, recv_end_ns = 0;
+  // Each WR's completion at the sender, in order, within [send_start_ns,
+  // send_end_ns]; empty: not recorded.
+  std::vector<std::int64_t> completions_ns{};
 };
 
 struct GraphRun {

@@ -26,6 +26,8 @@ ContendData Sample() {
   g.edges = {{524288, 0}, {524288, 0}};
   g.runs = {{0, 1, {{10, 4000000, 0, 4000100}, {12, 4000005, 3, 4000200}}},
             {1, 0, {{11, 4100000, 0, 4100100}, {13, 4100005, 3, 4100300}}}};
+  // --steady: run 1's first edge recorded its WRs' completions.
+  g.runs[1].edges[0].completions_ns = {1000000, 2000000, 2000000, 4100000};
   d.graphs.push_back(g);
   return d;
 }
@@ -55,6 +57,12 @@ TEST(ContendData, WrittenIsReadBack) {
   EXPECT_EQ(g.runs[1].edges[1].send_start_ns, 13);
   EXPECT_EQ(g.runs[0].edges[1].recv_start_ns, 3);
   EXPECT_EQ(g.runs[0].edges[0].send_end_ns, 4000000);
+  EXPECT_EQ(g.runs[1].edges[0].completions_ns,
+            (std::vector<std::int64_t>{1000000, 2000000, 2000000, 4100000}));
+  EXPECT_TRUE(g.runs[0].edges[0].completions_ns.empty());
+  EXPECT_FALSE(
+      json::parse(WriteContend(d))["graphs"][0]["runs"][0]["edges"][0].contains(
+          "completions_ns"));
   EXPECT_TRUE(g.StaticSynchronous());
   EXPECT_EQ(WriteContend(*r), WriteContend(d));
 }
@@ -85,6 +93,9 @@ TEST_P(ContendBreach, IsOneLineSayingWhere) {
 }
 
 json& Run0(json& d) { return d["graphs"][0]["runs"][0]; }
+json& Steady(json& d) {
+  return d["graphs"][0]["runs"][1]["edges"][0]["completions_ns"];
+}
 
 INSTANTIATE_TEST_SUITE_P(
     All, ContendBreach,
@@ -156,7 +167,17 @@ INSTANTIATE_TEST_SUITE_P(
                },
                "\"recv_end_ns\" must be an integer"},
         Breach{"RunNotObject", [](json& d) { Run0(d) = 3; },
-               "graphs[0].runs[0]: not an object"}),
+               "graphs[0].runs[0]: not an object"},
+        Breach{"CompletionsBackwards", [](json& d) { Steady(d)[2] = 1500000; },
+               "graphs[0].runs[1].edges[0]: \"completions_ns\" must be "
+               "non-decreasing integers from \"send_start_ns\" to "
+               "\"send_end_ns\""},
+        Breach{"CompletionAfterEnd", [](json& d) { Steady(d)[3] = 4100001; },
+               "\"completions_ns\" must be non-decreasing"},
+        Breach{"CompletionBeforeStart", [](json& d) { Steady(d)[0] = 10; },
+               "\"completions_ns\" must be non-decreasing"},
+        Breach{"CompletionsNotAList", [](json& d) { Steady(d) = 5; },
+               "\"completions_ns\" must be a list of 1 to 65536"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(ContendData, NotJsonIsOneLine) {

@@ -26,7 +26,8 @@ constexpr const char* kUsage =
     "contentionfit fit RUN.json [--models M,M...] [--model M] [--tolerance R] "
     "[--json F] | contentionfit export RUN.json --out F [--model M] | "
     "contentionfit synth --model M [--seed N] [--reps N] [--noise X] "
-    "[--rate B] [--sizes S] [--out F] | contentionfit compare BASE.json "
+    "[--rate B] [--sizes S] [--wr-size S] [--out F] | contentionfit compare "
+    "BASE.json "
     "OTHER.json [--expect R] [--within D] [--json F]";
 
 struct Request {
@@ -198,7 +199,10 @@ po::options_description Options() {
       "reps", po::value<int>()->default_value(5), "synth: runs per graph")(
       "noise", po::value<double>()->default_value(0.01, "0.01"),
       "synth: relative noise of each time")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "synth: seed");
+      "seed", po::value<std::uint64_t>()->default_value(1), "synth: seed")(
+      "wr-size", po::value<std::string>(),
+      "synth: also record each WR's completion, WRs of this size (as "
+      "verbsbench contend --steady does)");
   return o;
 }
 
@@ -247,6 +251,12 @@ SynthOptions ReadSynthOptions(const po::variables_map& vm) {
   o.reps = vm["reps"].as<int>();
   o.noise = vm["noise"].as<double>();
   o.seed = vm["seed"].as<std::uint64_t>();
+  if (vm.count("wr-size")) {
+    const auto wr = units::ParseBytes(vm["wr-size"].as<std::string>(), &why);
+    if (!wr || *wr == 0 || *wr > (1ULL << 40))
+      throw UsageError("synth: --wr-size must be a size > 0 (16KiB)");
+    o.wr_size = static_cast<std::int64_t>(*wr);
+  }
   return o;
 }
 

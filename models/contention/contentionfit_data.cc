@@ -103,6 +103,7 @@ const char* ReadingName(RuleB r) { return r == RuleB::kNode ? "node" : "edge"; }
 
 std::string WeightText(const Weight& w) {
   if (w.n == 0) return "undetermined (1)";
+  if (!w.has_interval()) return Row("%.3f (no interval)", w.value);
   return Row("%.3f [%.3f, %.3f]", w.value, w.low, w.high);
 }
 
@@ -159,6 +160,58 @@ json IntervalJson(const Interval& i) {
   return {{"value", i.value}, {"low", i.low}, {"high", i.high}, {"n", i.n}};
 }
 
+std::string ErrorsText(const PenaltyErrors& e) {
+  return Row("%4d penalties %6.2f%% %8.2f%% %8.1f%%", e.n, 100 * e.median,
+             100 * e.max, 100 * e.within3);
+}
+
+// Read from rates while every edge ran (contend --steady).
+void PrintSteady(const ContendData& d, const FitResult& f, std::ostream& out) {
+  const SteadyResult& s = f.steady;
+  for (const std::string& note : s.notes) out << "note: " << note << "\n";
+  if (s.penalties.empty()) return;
+  out << Row("\nsteady penalties (rates while every edge runs; a lone edge "
+             "%.6g B/s over %d runs): |err| median, max, share within 3%%\n",
+             s.alone_Bps.value, s.alone_Bps.n)
+      << Row("%-12s ", "inverted") << ErrorsText(f.steady_vs_inverted) << "\n";
+  for (const ModelScore& m : f.models)
+    out << Row("%-12s ", std::string(m.name).c_str()) << ErrorsText(m.steady)
+        << "\n";
+  out << Row("%-26s %-4s %-8s %8s %8s %8s %4s %7s\n", "graph", "edge",
+             "transfer", "rho", "low", "high", "n", "without");
+  for (const SteadyPenalty& p : s.penalties) {
+    const MeasuredGraph& g = d.graphs[p.graph];
+    out << Row("%-26s %-4d %-8s %8.4f %8.4f %8.4f %4d %7d\n",
+               g.name.substr(0, 26).c_str(), p.edge,
+               Transfer(g.graph, p.edge).c_str(), p.rho.value, p.rho.low,
+               p.rho.high, p.rho.n, p.runs_without);
+  }
+}
+
+json ErrorsJson(const PenaltyErrors& e) {
+  return {{"n", e.n},
+          {"median_err", e.median},
+          {"max_err", e.max},
+          {"within3", e.within3}};
+}
+
+json SteadyJson(const ContendData& d, const FitResult& f) {
+  json penalties = json::array();
+  for (const SteadyPenalty& p : f.steady.penalties) {
+    const MeasuredGraph& g = d.graphs[p.graph];
+    penalties.push_back({{"graph", g.name},
+                         {"canonical", g.canonical},
+                         {"edge", p.edge},
+                         {"transfer", Transfer(g.graph, p.edge)},
+                         {"rho", IntervalJson(p.rho)},
+                         {"runs_without", p.runs_without}});
+  }
+  return {{"alone_Bps", IntervalJson(f.steady.alone_Bps)},
+          {"penalties", penalties},
+          {"vs_inverted", ErrorsJson(f.steady_vs_inverted)},
+          {"notes", f.steady.notes}};
+}
+
 json FitJson(const ContendData& d, const FitResult& f) {
   json models = json::array(), penalties = json::array();
   for (const ModelScore& m : f.models) {
@@ -186,6 +239,7 @@ json FitJson(const ContendData& d, const FitResult& f) {
                       {"penalty_median_err", m.penalty_median_err},
                       {"penalty_max_err", m.penalty_max_err},
                       {"penalties_within4", m.penalties_within4},
+                      {"steady", ErrorsJson(m.steady)},
                       {"groups", groups}});
   }
   for (const EdgePenalty& p : f.penalties) {
@@ -208,6 +262,7 @@ json FitJson(const ContendData& d, const FitResult& f) {
           {"penalty_bytes", f.penalty_bytes},
           {"penalties", penalties},
           {"rule_weights", RuleWeightsJson(f)},
+          {"steady", SteadyJson(d, f)},
           {"notes", f.notes}};
 }
 
@@ -336,6 +391,7 @@ void RunFit(const DataRequest& r, std::ostream& out) {
   PrintModels(f, out);
   PrintRuleWeights(f, out);
   PrintPenalties(d, f, out);
+  PrintSteady(d, f, out);
   if (!r.json_out.empty()) Save(r.json_out, FitJson(d, f).dump(1) + "\n");
 }
 

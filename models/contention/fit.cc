@@ -135,6 +135,43 @@ void ScorePenalties(const ContendData& d,
       static_cast<double>(errs.size());
 }
 
+PenaltyErrors Errors(std::vector<double> errs) {
+  PenaltyErrors e;
+  e.n = static_cast<int>(errs.size());
+  if (errs.empty()) return e;
+  e.median = Median(errs);
+  e.max = *std::max_element(errs.begin(), errs.end());
+  e.within3 =
+      static_cast<double>(std::count_if(errs.begin(), errs.end(),
+                                        [](double x) { return x <= 0.03; })) /
+      static_cast<double>(errs.size());
+  return e;
+}
+
+PenaltyErrors SteadyAgainst(const ContendData& d, const SteadyResult& steady,
+                            const Model& m, PenaltyCache* cache) {
+  std::vector<double> errs;
+  for (const SteadyPenalty& p : steady.penalties) {
+    if (p.rho.n == 0) continue;
+    const double rho = cache->Get(m, d.graphs[p.graph].graph)[p.edge];
+    errs.push_back(std::abs(p.rho.value / rho - 1));
+  }
+  return Errors(std::move(errs));
+}
+
+PenaltyErrors SteadyAgainstInverted(const FitResult& f) {
+  std::map<std::pair<int, int>, double> inverted;
+  for (const EdgePenalty& p : f.penalties)
+    if (p.flag.empty()) inverted[{p.graph, p.edge}] = p.rho1.value;
+  std::vector<double> errs;
+  for (const SteadyPenalty& p : f.steady.penalties) {
+    const auto it = inverted.find({p.graph, p.edge});
+    if (p.rho.n > 0 && it != inverted.end())
+      errs.push_back(std::abs(p.rho.value / it->second - 1));
+  }
+  return Errors(std::move(errs));
+}
+
 std::vector<const Model*> Chosen(const FitOptions& o) {
   std::vector<const Model*> chosen;
   for (const Model& m : Models())
@@ -272,23 +309,6 @@ void InvertAll(const ContendData& d, const Penalties& later, FitResult* fit,
 
 }  // namespace
 
-Interval TInterval(const std::vector<double>& values) {
-  Interval r;
-  r.n = static_cast<int>(values.size());
-  if (r.n == 0) return r;
-  double sum = 0, sq = 0;
-  for (const double v : values) sum += v;
-  r.value = sum / r.n;
-  for (const double v : values) sq += (v - r.value) * (v - r.value);
-  r.low = r.high = r.value;
-  if (r.n < 2) return r;
-  const double half = stats::T975(static_cast<double>(r.n - 1)) *
-                      std::sqrt(sq / (r.n - 1) / r.n);
-  r.low = r.value - half;
-  r.high = r.value + half;
-  return r;
-}
-
 double MeasuredSeconds(const MeasuredGraph& g, int run, int edge) {
   return static_cast<double>(g.runs[run].edges[edge].recv_end_ns -
                              g.edges[edge].start_offset_ns) *
@@ -346,6 +366,10 @@ FitResult Fit(const ContendData& d, const FitOptions& o) {
       clean.push_back({&d.graphs[p.graph].graph, p.edge, p.rho1.value,
                        (p.rho1.high - p.rho1.low) / 2 / p.rho1.value});
   fit.rule_weights = FitRuleWeights(clean);
+  fit.steady = SteadyPenalties(d);
+  for (ModelScore& m : fit.models)
+    m.steady = SteadyAgainst(d, fit.steady, *FindModel(m.name), cache);
+  fit.steady_vs_inverted = SteadyAgainstInverted(fit);
   return fit;
 }
 

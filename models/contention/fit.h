@@ -11,19 +11,13 @@
 #include <vector>
 
 #include "models/contention/contend_data.h"
+#include "models/contention/interval.h"
 #include "models/contention/models.h"
 #include "models/contention/rule_fit.h"
 #include "models/contention/solver.h"
+#include "models/contention/steady.h"
 
 namespace verbsemu::contention {
-
-// Mean of n values and its 95% Student t interval (low = high = value when
-// n < 2: no interval).
-struct Interval {
-  double value = 0, low = 0, high = 0;
-  int n = 0;
-};
-Interval TInterval(const std::vector<double>& values);
 
 // The paper's Fig. 5 for one model: graphs with `edges` edges.
 struct GroupScore {
@@ -31,6 +25,13 @@ struct GroupScore {
   double max_graph_mean_err = 0;  // max over graphs of the mean |err|
   double max_err = 0;             // max |err| over the group's transfers
   int transfers_within15 = 0;     // transfers with |err| <= 15%
+};
+
+// Penalties against others: how many, |rho / rho_other - 1| median and
+// max, and the share within 3%.
+struct PenaltyErrors {
+  int n = 0;
+  double median = 0, max = 0, within3 = 0;
 };
 
 // A model's account of every measured time: err = T_meas / T_pred - 1 per
@@ -51,6 +52,8 @@ struct ModelScore {
   // within 4%.
   int penalties = 0;
   double penalty_median_err = 0, penalty_max_err = 0, penalties_within4 = 0;
+  // The steady penalties (FitResult::steady) against the model's.
+  PenaltyErrors steady;
 };
 
 // One edge's first-step penalty, inverted run by run.
@@ -93,6 +96,10 @@ struct FitResult {
   // The rules' weights fitted to the penalties with no flag (rule_fit.h).
   std::vector<RuleFit> rule_weights;
   std::vector<std::string> notes;  // graphs not inverted, and why
+  // Read from rates while every edge ran (steady.h; a measurement made
+  // with --steady), and against the inverted penalties with no flag.
+  SteadyResult steady;
+  PenaltyErrors steady_vs_inverted;
 };
 
 // Throws std::invalid_argument with one line: no one-edge graph to take

@@ -24,6 +24,28 @@ std::vector<std::string> SynthGraphs() {
 
 namespace {
 
+// When edge i of the solution has moved each WR's bytes, in seconds.
+std::vector<double> Completions(const Solution& s, int i, double bytes,
+                                double wr_size) {
+  std::vector<double> out;
+  double left = bytes;  // at the step's begin
+  double sent = wr_size < bytes ? wr_size : bytes;
+  for (const Step& step : s.steps) {
+    for (const StepEdge& a : step.active) {
+      if (a.edge != i) continue;
+      const double moved = left - a.remaining;
+      while (moved > 0 && bytes - sent >= a.remaining - 1e-9 * bytes) {
+        const double done = (left - (bytes - sent)) / moved;
+        out.push_back(step.begin_s + done * (step.end_s - step.begin_s));
+        if (sent >= bytes) return out;
+        sent = sent + wr_size < bytes ? sent + wr_size : bytes;
+      }
+      left = a.remaining;
+    }
+  }
+  return out;
+}
+
 MeasuredGraph SynthGraph(const std::string& text, const SynthOptions& o,
                          std::mt19937_64* rng) {
   std::string why;
@@ -48,11 +70,20 @@ MeasuredGraph SynthGraph(const std::string& text, const SynthOptions& o,
   std::normal_distribution<double> normal(0.0, 1.0);
   for (int rep = 0; rep < o.reps; ++rep) {
     GraphRun run{rep, rep, {}};
-    for (const double end_s : s.end_s) {
-      const auto ns = static_cast<std::int64_t>(
-          std::llround(end_s * std::exp(o.noise * normal(*rng)) * 1e9));
-      run.edges.push_back(
-          {0, std::max<std::int64_t>(ns, 1), 0, std::max<std::int64_t>(ns, 1)});
+    for (std::size_t i = 0; i < s.end_s.size(); ++i) {
+      const double factor = std::exp(o.noise * normal(*rng));
+      const auto ns =
+          std::max<std::int64_t>(std::llround(s.end_s[i] * factor * 1e9), 1);
+      EdgeTiming t{0, ns, 0, ns, {}};
+      if (o.wr_size > 0) {
+        for (const double c :
+             Completions(s, static_cast<int>(i), static_cast<double>(o.bytes),
+                         static_cast<double>(o.wr_size)))
+          t.completions_ns.push_back(
+              std::min<std::int64_t>(std::llround(c * factor * 1e9), ns));
+        if (!t.completions_ns.empty()) t.completions_ns.back() = ns;
+      }
+      run.edges.push_back(std::move(t));
     }
     m.runs.push_back(std::move(run));
   }
@@ -69,9 +100,17 @@ ContendData Synthesize(const SynthOptions& o) {
     throw std::invalid_argument(
         "synthetic data needs a rate > 0, bytes > 0, 1 to 1000 repetitions "
         "and a noise in [0, 0.5]");
+  if (o.wr_size < 0 ||
+      (o.wr_size > 0 && (o.bytes + o.wr_size - 1) / o.wr_size >
+                            static_cast<std::int64_t>(kMaxContendCompletions)))
+    throw std::invalid_argument(
+        "synthetic completions need a WR size >= 0 that splits an edge in at "
+        "most " +
+        std::to_string(kMaxContendCompletions) + " WRs");
   ContendData d;
   d.params.port_rate_Bps = o.port_rate_Bps;
   d.params.seed = static_cast<std::int64_t>(o.seed & 0x7fffffff);
+  d.params.wr_size = o.wr_size;
   for (int r = 0; r < 8; ++r)
     d.ranks.push_back(
         {r, "synthetic", std::string("synth") + char('a' + r), 1});

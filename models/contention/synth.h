@@ -24,6 +24,9 @@ struct SynthOptions {
   std::uint64_t seed = 1;
   std::vector<std::string> graphs;  // empty: SynthGraphs()
   PenaltyCache* cache = nullptr;    // the model's penalties, shared
+  // > 0: each WR's completion is recorded too (completions_ns, as
+  // `verbsbench contend --steady` does), at the model's rate in each step.
+  std::int64_t wr_size = 0;
 };
 
 // The default set: one edge (calibration), every shape with two edges,
@@ -33,7 +36,8 @@ std::vector<std::string> SynthGraphs();
 
 // Every graph static-synchronous; each edge's end time is the model's
 // times a log-normal factor exp(noise * N(0, 1)), independent per edge and
-// run. Throws std::invalid_argument for a bad option or graph.
+// run (its completions, with wr_size, scaled by the same factor). Throws
+// std::invalid_argument for a bad option or graph.
 ContendData Synthesize(const SynthOptions& o);
 
 }  // namespace verbsemu::contention

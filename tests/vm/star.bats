@@ -105,14 +105,17 @@ incast_mbs() {
 # verbsbench contend under mpirun, every rank under the shim, ports paced at
 # 2 Mbit/s in defer mode): the one-edge rate is the port's, and in every run
 # the last edge of a fan-out and of an incast of two ends at 2 T_ref, as
-# max-min sharing says (the other may end sooner: the links serve WRs first
-# come, first served).
+# max-min sharing says (the other may end sooner: the links serve WRs in
+# the order they reach them). With --steady every sender's run records its
+# WRs' completions (completions_ns: 5 edges x 2 runs).
 @test "contention graphs under --fabric links: the port's rate, fan-out and incast of two at 2 T_ref" {
   [ -n "${VERBSEMU_VM_HOST_ROOT:-}" ] || flunk "the guest has no host root: boot with soft-roce/vm --host-root (tests/vm/run does)"
   local out=$VM_LOGDIR/contend rate graph last
-  "$BATS_TEST_DIRNAME/../../tools/internal/contend_star.sh" "$out" links 2Mbit/s 128K 2 defer 16K \
+  CONTEND_ARGS=--steady "$BATS_TEST_DIRNAME/../../tools/internal/contend_star.sh" "$out" links 2Mbit/s 128K 2 defer 16K \
     'a>b' 'fanout2: a>b,a>c' 'incast2: a>c,b>c' >"$VM_LOGDIR/contend.log" 2>&1 ||
     flunk "contend_star.sh failed" "$VM_LOGDIR/contend.log"
+  [ "$(grep -c '"completions_ns"' "$out/contend.json")" = 10 ] ||
+    flunk "not 10 edge runs with completions_ns in the measurement" "$out/contend.json"
   rate=$(sed -n 's/^alpha .* s\/B (\([0-9.e+]*\) B\/s).*/\1/p' "$out/fit.out")
   [ -n "$rate" ] || flunk "contentionfit gave no alpha" "$out/fit.out"
   awk -v r="$rate" 'BEGIN { exit !(r >= 0.98 * 250000 && r <= 1.02 * 250000) }' ||

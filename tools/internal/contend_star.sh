@@ -7,6 +7,7 @@
 # comparison with max-min sharing (what links should give) and the paper's
 # rules.
 # PENALTIES (environment): --penalties for --fabric penalty (default mm2011-node).
+# CONTEND_ARGS (environment): more options for verbsbench contend (--steady).
 #   soft-roce/vm --topology star:4 --host-root --timeout 1200 -- \
 #     tools/internal/contend_star.sh OUT_DIR FABRIC RATE SIZE REPS MODE WR GRAPH...
 set -uo pipefail
@@ -23,6 +24,8 @@ graphs=()
 for g in "$@"; do graphs+=(-g "$g"); done
 penalties=()
 [ -z "${PENALTIES:-}" ] || penalties=(--penalties "$PENALTIES")
+extra=()
+[ -z "${CONTEND_ARGS:-}" ] || read -ra extra <<<"$CONTEND_ARGS"
 ranks=()
 for k in $(seq 0 $((n - 1))); do
   dev_var=VERBSEMU_VM_DEV$k gid_var=VERBSEMU_VM_GID$k
@@ -32,7 +35,7 @@ for k in $(seq 0 $((n - 1))); do
     -x "${!gid_var}" --timeout 600)
   if [ "$k" = 0 ]; then
     ranks+=("${graphs[@]}" -s "$size" --wr-size "$wr" -r "$reps" --lead 100ms --wait yield
-      --json "$out/contend.json" --csv "$out/contend.csv")
+      --json "$out/contend.json" --csv "$out/contend.csv" "${extra[@]}")
   fi
 done
 chroot "$root" /usr/bin/env -C "$PWD" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \

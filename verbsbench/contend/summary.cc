@@ -39,6 +39,14 @@ std::vector<EdgeTiming> MergeSides(int edges, const std::vector<SideTime>& s) {
         std::max<std::int64_t>(0, t.start_ns);
     (t.send ? e.send_end_ns : e.recv_end_ns) =
         std::max<std::int64_t>(std::max<std::int64_t>(0, t.start_ns), t.end_ns);
+    if (!t.send) continue;
+    // Within the sender's start and end, in order, as the contract holds.
+    e.completions_ns.clear();
+    for (const std::int64_t c : t.completions_ns)
+      e.completions_ns.push_back(std::clamp(
+          std::max(c, e.completions_ns.empty() ? e.send_start_ns
+                                               : e.completions_ns.back()),
+          e.send_start_ns, e.send_end_ns));
   }
   for (int e = 0; e < edges; ++e)
     for (int side = 0; side < 2; ++side)

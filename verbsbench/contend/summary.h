@@ -26,6 +26,7 @@ struct SideTime {
   int edge = 0;
   bool send = true;
   std::int64_t start_ns = 0, end_ns = 0;
+  std::vector<std::int64_t> completions_ns{};  // sender, --steady: each WR's
 };
 
 // The run's edges from both sides. Throws std::runtime_error when an edge

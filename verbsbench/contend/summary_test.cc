@@ -27,6 +27,18 @@ TEST(MergeSides, BothSidesOfEveryEdge) {
   EXPECT_THROW(MergeSides(1, {{3, true, 0, 1}}), std::runtime_error);
 }
 
+// --steady: the sender's completions come with its side, kept within its
+// start and end and in order (the contract's), the receiver's side has none.
+TEST(MergeSides, TheSendersCompletionsWithinItsStartAndEnd) {
+  SideTime send{0, true, 5, 1000};
+  send.completions_ns = {3, 400, 350, 1000, 1200};
+  const auto t = MergeSides(1, {send, {0, false, 400, 1100}});
+  EXPECT_EQ(t[0].completions_ns,
+            (std::vector<std::int64_t>{5, 400, 400, 1000, 1000}));
+  EXPECT_TRUE(MergeSides(1, {{0, true, 5, 1000}, {0, false, 400, 1100}})[0]
+                  .completions_ns.empty());
+}
+
 // Two graphs of 1 MiB edges: alone in 10 and 12 ms (alpha from the median
 // 11 ms), duplex at 11 and 22 ms per edge.
 ContendData Example() {

@@ -45,11 +45,14 @@ std::vector<PlanEdge> DecodePlan(const json& edges) {
 
 json EncodeTimes(const std::vector<SideTime>& times) {
   json out = json::array();
-  for (const SideTime& t : times)
-    out.push_back({{"edge", t.edge},
-                   {"send", t.send},
-                   {"start_ns", t.start_ns},
-                   {"end_ns", t.end_ns}});
+  for (const SideTime& t : times) {
+    json one = {{"edge", t.edge},
+                {"send", t.send},
+                {"start_ns", t.start_ns},
+                {"end_ns", t.end_ns}};
+    if (!t.completions_ns.empty()) one["completions_ns"] = t.completions_ns;
+    out.push_back(std::move(one));
+  }
   return out;
 }
 
@@ -57,7 +60,8 @@ void DecodeTimes(const json& m, std::vector<SideTime>* out) {
   for (const json& t : m.at("edges"))
     out->push_back({t.at("edge").get<int>(), t.at("send").get<bool>(),
                     t.at("start_ns").get<std::int64_t>(),
-                    t.at("end_ns").get<std::int64_t>()});
+                    t.at("end_ns").get<std::int64_t>(),
+                    t.value("completions_ns", std::vector<std::int64_t>{})});
 }
 
 ContendNodeConfig NodeConfig(const Options& team, const json& setup) {
@@ -69,6 +73,7 @@ ContendNodeConfig NodeConfig(const Options& team, const json& setup) {
   c.window = setup.at("window").get<int>();
   c.timeout_s = setup.at("timeout_s").get<double>();
   c.yield = setup.at("yield").get<bool>();
+  c.record_completions = setup.at("steady").get<bool>();
   return c;
 }
 
@@ -138,11 +143,9 @@ void Root::Setup(const std::vector<contend::Slot>& slots,
     local[static_cast<size_t>(slots[s].dst_rank)].push_back(
         static_cast<int>(s));
   }
-  const json setup = {{"type", "contend_setup"},
-                      {"wr_size", c_.wr_size},
-                      {"window", c_.window},
-                      {"timeout_s", team_.timeout_s},
-                      {"yield", c_.yield}};
+  const json setup = {{"type", "contend_setup"}, {"wr_size", c_.wr_size},
+                      {"window", c_.window},     {"timeout_s", team_.timeout_s},
+                      {"yield", c_.yield},       {"steady", c_.steady}};
   std::vector<json> endpoints(local.size());
   for (int r = 1; r < ranks(); ++r) {
     json m = setup;

@@ -5,7 +5,8 @@
 // every graph in randomized complete blocks: per run it sends each rank
 // its edges and the start time in that rank's clock, runs its own part and
 // collects the others' timings. Messages (JSON on the control channel):
-//   root → peer  contend_setup {slots, wr_size, window, timeout_s, yield}
+//   root → peer  contend_setup {slots, wr_size, window, timeout_s, yield,
+//                               steady}
 //   peer → root  contend_local {host, device, endpoints}
 //   root → peer  contend_connect {endpoints}   peer → root contend_connected
 //   root → peer  clock                         peer → root clock {now_ns}
@@ -36,6 +37,7 @@ struct ContendOptions {
   int window = 4;
   std::int64_t lead_ns = 200000000;  // start time ahead of the root's now
   bool yield = false;
+  bool steady = false;  // each WR's completion recorded (completions_ns)
 };
 
 // Runs contend: the root returns the measurement, a peer nullopt. `team`

@@ -24,6 +24,7 @@ struct ContendNode::Sender {
   contend::WrSplit split;
   std::int64_t posted = 0, done = 0, outstanding = 0;
   std::int64_t first_ns = -1, last_ns = -1;
+  std::vector<std::int64_t> completions{};  // record_completions
 };
 
 struct ContendNode::Receiver {
@@ -223,6 +224,7 @@ void ContendNode::Poll(std::vector<Receiver>& receivers, int* open) {
     Sender* s = reinterpret_cast<Sender*>(  // NOLINT(performance-no-int-to-ptr)
         static_cast<uintptr_t>(wc[i].wr_id));
     --s->outstanding;
+    if (config_.record_completions) s->completions.push_back(now);
     if (++s->done == s->split.count) {
       s->last_ns = now;
       --*open;
@@ -258,6 +260,9 @@ std::vector<SideTime> ContendNode::Execute(const std::vector<PlanEdge>& plan,
       const nlohmann::json& r = remote_.at(e.slot);
       senders.push_back({&e, Qp(e.slot), r.at("addr").get<uint64_t>(),
                          r.at("rkey").get<uint32_t>(), split});
+      if (config_.record_completions)
+        senders.back().completions.reserve(
+            static_cast<std::size_t>(split.count));
     } else {
       receivers.push_back(
           {&e, Qp(e.slot)->qp_num, contend::ImmediatesPerEdge(split.count)});
@@ -279,10 +284,14 @@ std::vector<SideTime> ContendNode::Execute(const std::vector<PlanEdge>& plan,
   }
   std::vector<SideTime> out;
   out.reserve(senders.size() + receivers.size());
-  for (const Sender& s : senders)
-    out.push_back({s.edge->edge, true, s.first_ns - t0_ns, s.last_ns - t0_ns});
+  for (Sender& s : senders) {
+    for (std::int64_t& c : s.completions) c -= t0_ns;
+    out.push_back({s.edge->edge, true, s.first_ns - t0_ns, s.last_ns - t0_ns,
+                   std::move(s.completions)});
+  }
   for (const Receiver& r : receivers)
-    out.push_back({r.edge->edge, false, r.first_ns - t0_ns, r.last_ns - t0_ns});
+    out.push_back(
+        {r.edge->edge, false, r.first_ns - t0_ns, r.last_ns - t0_ns, {}});
   return out;
 }
 

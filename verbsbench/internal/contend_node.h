@@ -29,6 +29,8 @@ struct ContendNodeConfig {
   int window = 4;
   double timeout_s = 30;  // a run that takes longer fails
   bool yield = false;     // sched_yield() between empty polls
+  // --steady: each sender records when each of its WRs completed.
+  bool record_completions = false;
 };
 
 class ContendNode {
@@ -51,7 +53,8 @@ class ContendNode {
   // (before any sender can start).
   void Arm(const std::vector<contend::PlanEdge>& plan);
   // Runs the plan from t0_ns (this rank's clock): each edge's side, its
-  // first post or immediate and its last completion, after t0.
+  // first post or immediate and its last completion, after t0 (and with
+  // record_completions each of a sender's WRs' completions).
   std::vector<contend::SideTime> Execute(
       const std::vector<contend::PlanEdge>& plan, std::int64_t t0_ns);
 
