@@ -4,7 +4,9 @@
 #include <optional>
 #include <utility>
 
+#include "base/enum_table.h"
 #include "base/read_file.h"
+#include "emulate/config.h"
 #include "emulate/delay_distribution.h"
 #include "emulate/topology.h"
 #include "models/contention/models.h"
@@ -13,6 +15,11 @@
 namespace verbsemu::shim {
 
 bool ApplyPenalties(std::string_view t, Settings* s, std::string* why) {
+  if (s->penalties != nullptr && s->penalties_from_fabric) {
+    *why = "VERBSEMU_FABRIC names the penalties already (" +
+           Printable(s->penalties->source) + "): give them once";
+    return false;
+  }
   auto settings = std::make_shared<PenaltySettings>();
   settings->source = std::string(t);
   if (const contention::Model* model = contention::FindModel(t)) {
@@ -34,6 +41,24 @@ bool ApplyPenalties(std::string_view t, Settings* s, std::string* why) {
     settings->penalties = std::move(*file);
   }
   s->penalties = std::move(settings);
+  return true;
+}
+
+bool ApplyFabric(std::string_view t, Settings* s, std::string* why) {
+  std::string_view penalties;
+  if (t == "ib-hol") {
+    penalties = t;
+    t = "penalty";
+  } else if (t.starts_with("penalty:")) {
+    penalties = t.substr(8);
+    t = "penalty";
+  }
+  const auto fabric = base::ParseEnum<emulate::Fabric>(t);
+  if (!fabric) return false;
+  s->engine.fabric = *fabric;
+  if (penalties.empty()) return true;
+  if (!ApplyPenalties(penalties, s, why)) return false;
+  s->penalties_from_fabric = true;
   return true;
 }
 

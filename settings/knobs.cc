@@ -231,14 +231,16 @@ constexpr Knob kKnobs[] = {
      base::kEnumChoices<emulate::BwMode>, "pad",
      "how bandwidth is taken away: padding traffic, or pacing posts",
      ApplyEnum<&emulate::Config::bw_mode>},
-    {"VERBSEMU_FABRIC", "--fabric", base::kEnumBar<emulate::Fabric>,
-     base::kEnumChoices<emulate::Fabric>, "egress",
+    {"VERBSEMU_FABRIC", "--fabric", "egress|links|penalty[:P]|ib-hol",
+     "egress, links, penalty, penalty:P with P a model or a penalties file "
+     "(as --penalties), or ib-hol (penalty:ib-hol)",
+     "egress",
      "which links a transfer's bandwidth is limited on: egress, its sending "
      "port's; links, also its receiving port's, so that senders into one "
      "port share its rate; penalty (defer mode), each transfer at B/rho "
      "from the contention model over the node's active transfers (within "
      "one node's shared memory)",
-     ApplyEnum<&emulate::Config::fabric>},
+     ApplyFabric},
     {"VERBSEMU_PENALTIES", "--penalties", "MODEL|FILE",
      "mm2011-node, mm2011-edge, maxmin, ib-hol, or a penalties file "
      "(contentionfit export)",

@@ -52,6 +52,7 @@ struct Settings {
   bool allow_direct_verbs = false;   // mlx5dv stays available (unemulated)
   std::shared_ptr<const TopologySettings> topology;  // null: one class
   std::shared_ptr<const PenaltySettings> penalties;  // null: mm2011-node
+  bool penalties_from_fabric = false;  // VERBSEMU_FABRIC=penalty:P or ib-hol
   // Whose shared segments (a port's link, its packet counts) these are:
   // VERBSEMU_JOB, else the launcher's job id (JobFromLauncher), else ""
   // (per user).

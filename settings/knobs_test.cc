@@ -162,6 +162,38 @@ TEST(SettingsFromEnvTest, PenaltiesAreAModelOrAFile) {
   EXPECT_NE(r.error.find(path + ": line 2"), std::string::npos) << r.error;
 }
 
+// VERBSEMU_FABRIC=ib-hol is penalty with ib-hol's penalties, penalty:P
+// penalty with P's; P then is not given again by VERBSEMU_PENALTIES.
+TEST(SettingsFromEnvTest, TheFabricMayNameThePenalties) {
+  auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_FABRIC", "ib-hol"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.settings.engine.fabric, emulate::Fabric::kPenalty);
+  ASSERT_NE(r.settings.penalties, nullptr);
+  EXPECT_EQ(r.settings.penalties->penalties.model->name, "ib-hol");
+  r = SettingsFromEnv(FakeEnv({{"VERBSEMU_FABRIC", "penalty:maxmin"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.settings.engine.fabric, emulate::Fabric::kPenalty);
+  EXPECT_EQ(r.settings.penalties->penalties.model->name, "maxmin");
+  // Plain penalty leaves them to VERBSEMU_PENALTIES.
+  r = SettingsFromEnv(FakeEnv(
+      {{"VERBSEMU_FABRIC", "penalty"}, {"VERBSEMU_PENALTIES", "maxmin"}}));
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.settings.penalties->penalties.model->name, "maxmin");
+  r = SettingsFromEnv(FakeEnv(
+      {{"VERBSEMU_FABRIC", "ib-hol"}, {"VERBSEMU_PENALTIES", "maxmin"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("VERBSEMU_PENALTIES"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("names the penalties already (ib-hol)"),
+            std::string::npos)
+      << r.error;
+  for (const char* bad : {"penalty:fluid", "penalty:", "ib-hol:x", "links:"}) {
+    r = SettingsFromEnv(FakeEnv({{"VERBSEMU_FABRIC", bad}}));
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error.find("VERBSEMU_FABRIC"), std::string::npos) << r.error;
+    EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+  }
+}
+
 TEST(SettingsFromEnvTest, BadValueNamesVariableAndAcceptedForms) {
   auto r = SettingsFromEnv(FakeEnv({{"VERBSEMU_LATENCY", "2 parsecs"}}));
   ASSERT_FALSE(r.ok());

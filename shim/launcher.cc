@@ -186,6 +186,21 @@ bool ApplyGiven(const cli::Given& given, LaunchPlan& plan) {
   return true;
 }
 
+// The settings as the shim will read them (the given over the inherited):
+// knobs that are each right may still disagree (VERBSEMU_FABRIC=ib-hol
+// with VERBSEMU_PENALTIES=maxmin), which the shim would refuse at start.
+bool CheckTogether(const std::function<const char*(const char*)>& getenv,
+                   LaunchPlan& plan) {
+  const SettingsResult r = SettingsFromEnv([&](const char* name) {
+    for (const auto& [var, value] : plan.env)
+      if (var == name) return value.c_str();
+    return getenv(name);
+  });
+  if (r.ok()) return true;
+  plan.error = r.error;
+  return false;
+}
+
 // srun's --export=ALL,K=V,... list is split at every comma, so a value
 // with one (normal(10us,2us), a device list) would reach the ranks cut
 // short, and the shim would refuse it there.
@@ -243,7 +258,7 @@ LaunchPlan ParseLauncherArgs(
   if (parsed && plan.help) return plan;
   // A bad inherited variable is named before a bad command line.
   if (!CheckInherited(getenv, plan) || !parsed) return plan;
-  if (!ApplyGiven(given, plan)) return plan;
+  if (!ApplyGiven(given, plan) || !CheckTogether(getenv, plan)) return plan;
   for (const auto& [var, value] : kStackEnv) {
     if (getenv(var) == nullptr) plan.stack_env.emplace_back(var, value);
   }

@@ -25,6 +25,29 @@ TEST(LauncherTest, RunWithFlags) {
   EXPECT_EQ(p.command, (std::vector<std::string>{"ib_send_lat", "-a"}));
 }
 
+// Knobs each right that disagree are refused at launch, as the shim would
+// refuse them at start: one line.
+TEST(LauncherTest, KnobsThatDisagreeAreRefusedTogether) {
+  LaunchPlan p = ParseLauncherArgs(
+      {"run", "--fabric", "ib-hol", "--penalties", "maxmin", "--", "true"},
+      NoEnv);
+  EXPECT_FALSE(p.ok());
+  EXPECT_NE(p.error.find("VERBSEMU_PENALTIES"), std::string::npos) << p.error;
+  EXPECT_NE(p.error.find("give them once"), std::string::npos) << p.error;
+  EXPECT_EQ(p.error.find('\n'), std::string::npos);
+  // One from the environment, one given.
+  p = ParseLauncherArgs({"run", "--penalties", "maxmin", "--", "true"},
+                        [](const char* name) -> const char* {
+                          return std::string(name) == "VERBSEMU_FABRIC"
+                                     ? "penalty:mm2011-edge"
+                                     : nullptr;
+                        });
+  EXPECT_FALSE(p.ok());
+  EXPECT_TRUE(
+      ParseLauncherArgs({"run", "--fabric", "ib-hol", "--", "true"}, NoEnv)
+          .ok());
+}
+
 TEST(LauncherTest, CommandWithoutDoubleDash) {
   LaunchPlan p =
       ParseLauncherArgs({"run", "--latency=1us", "ibv_rc_pingpong"}, NoEnv);
