@@ -45,7 +45,7 @@ bool ApplyPenalties(std::string_view t, Settings* s, std::string* why) {
 }
 
 bool ApplyFabric(std::string_view t, Settings* s, std::string* why) {
-  std::string_view penalties;
+  std::optional<std::string_view> penalties;
   if (t == "ib-hol") {
     penalties = t;
     t = "penalty";
@@ -56,8 +56,8 @@ bool ApplyFabric(std::string_view t, Settings* s, std::string* why) {
   const auto fabric = base::ParseEnum<emulate::Fabric>(t);
   if (!fabric) return false;
   s->engine.fabric = *fabric;
-  if (penalties.empty()) return true;
-  if (!ApplyPenalties(penalties, s, why)) return false;
+  if (!penalties) return true;
+  if (!ApplyPenalties(*penalties, s, why)) return false;
   s->penalties_from_fabric = true;
   return true;
 }
