@@ -296,7 +296,7 @@ bool BookLateIngress(QpState* q, DeferQueue& d, uint64_t now) {
     return true;
   }
   IngressLink* in = q->ingress_peer.load(std::memory_order_acquire);
-  const uint64_t me = BookerName(*q);
+  const uint64_t me = in != nullptr ? BookerName(*q) : 0;
   if (in != nullptr && now != kNeverDue) {
     if (const uint64_t again = in->TurnWait(me, now, p.late.bytes)) {
       p.due = again;
